@@ -1,0 +1,236 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef NUMABCTL_H
+#define NUMABCTL_H
+
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include <libsmartcols.h>
+
+#include "parse.h"
+
+#define NUMABCTL_VERSION "0.1"
+
+/* Exit codes (documented in numabctl(8)) */
+enum {
+	NX_OK = 0,
+	NX_EUSAGE = 1,		/* bad command line */
+	NX_ERUNTIME = 2,	/* I/O error, malformed input, other failure */
+	NX_EPERM = 3,		/* permission denied: run as root / CAP_SYS_PTRACE */
+	NX_ENOTSUP = 4,		/* kernel lacks the feature (numab ABI, tracefs, ...) */
+	NX_ENOPROC = 5,		/* the process does not exist or exited mid-read */
+	NX_EBUSY = 6,		/* another numabctl run holds the filters */
+};
+
+/* Options shared by all commands */
+struct nx_opts {
+	const char *sysroot;	/* "" or a directory prefix */
+	const char *columns;	/* -o */
+	bool json, raw, noheadings, bytes;
+};
+extern struct nx_opts nx_opt;
+
+/* Long options every command accepts; handled by nx_common_opt(). */
+#define NX_COMMON_LONGOPTS \
+	{ "sysroot",	required_argument, NULL, 'S' }, \
+	{ "json",	no_argument,	   NULL, 'J' }, \
+	{ "raw",	no_argument,	   NULL, 'r' }, \
+	{ "noheadings",	no_argument,	   NULL, 'n' }, \
+	{ "output",	required_argument, NULL, 'o' }, \
+	{ "bytes",	no_argument,	   NULL, 'b' }, \
+	{ "help",	no_argument,	   NULL, 'h' }
+#define NX_COMMON_SHORTOPTS "Jrno:bh"
+/* returns 0 handled, 1 if help was asked, -1 unknown option */
+int nx_common_opt(int c, const char *arg);
+/*
+ * For the default: branch of a command's getopt loop.  Returns -1 when the
+ * option was a common one (go on), else the exit code to return (help
+ * printed: 0, unknown option: 1).
+ */
+int nx_opt_other(int c, const char *arg, void (*usage)(FILE *));
+
+/* util.c */
+void nx_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int nx_path(char *buf, size_t sz, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+int nx_read_str(const char *path, char *buf, size_t sz);	/* 0 or -errno */
+int nx_read_long(const char *path, long *v);		/* 0 or -errno */
+int nx_write_long(const char *path, long v);		/* 0 or -errno */
+bool nx_exists(const char *path);
+/* Print why @path could not be read and return the exit code for it. */
+int nx_file_error(const char *path, int err);
+/* Same for /proc/<pid>/...: tells a vanished process apart. */
+int nx_pid_error(pid_t pid, const char *path, int err);
+int nx_parse_pid(const char *s, pid_t *pid);
+int nx_parse_seconds(const char *s, double *sec);
+void nx_human_size(uint64_t bytes, char *buf, size_t sz);
+/* write @data of @len to @path atomically (temp file + rename) */
+int nx_write_atomic(const char *path, const char *data, size_t len);
+typedef int (*nx_line_fn)(void *priv, const char *line, size_t len, unsigned long lineno);
+/* stream @path line by line through @fn; returns 0 or -errno */
+int nx_for_each_line(const char *path, nx_line_fn fn, void *priv);
+double nx_now(void);
+void nx_sleep(double sec);
+
+/* output.c: libsmartcols glue */
+struct nx_colspec {
+	const char *name;
+	double whint;
+	int flags;
+	int jtype;		/* SCOLS_JSON_* */
+	const char *help;
+};
+#define NX_MAX_COLS 48
+struct nx_table {
+	struct libscols_table *tb;
+	const struct nx_colspec *spec;
+	int ncols;
+	int ids[NX_MAX_COLS];	/* output column -> spec index */
+};
+int nx_table_init(struct nx_table *t, const char *name,
+		  const struct nx_colspec *spec, size_t nspec,
+		  const char *defaults);
+struct libscols_line *nx_table_line(struct nx_table *t);
+void nx_table_set(struct nx_table *t, struct libscols_line *ln, int spec_id,
+		  const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+void nx_table_size(struct nx_table *t, struct libscols_line *ln, int spec_id,
+		   uint64_t bytes);
+int nx_table_print(struct nx_table *t, FILE *out);
+void nx_table_free(struct nx_table *t);
+void nx_print_columns_help(FILE *out, const struct nx_colspec *spec, size_t nspec);
+/* simple two-column KEY/VALUE tables for status/report */
+int nx_kv_table_init(struct nx_table *t, const char *name);
+void nx_kv_add(struct nx_table *t, const char *key, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* topo.c: nodes and memory tiers */
+struct nx_node {
+	int id;
+	bool has_cpu, has_memory, fast;
+	int tier;		/* memory_tierN, -1 unknown */
+	uint64_t total_kb, free_kb;
+};
+struct nx_topo {
+	struct nx_node *nodes;
+	size_t nnodes;
+	struct nx_nodemask online, slow;
+	bool have_nodes, have_tiers;
+	int ntiers;
+};
+int nx_topo_load(struct nx_topo *t);
+void nx_topo_free(struct nx_topo *t);
+
+/* sysctl.c: NUMA balancing mode and filter sysctls */
+struct nx_filters_state {
+	int val[NX_NFILTERS];	/* -1: sysctl absent */
+	int present;		/* number of filter sysctls found */
+};
+int nx_filter_path(char *buf, size_t sz, int idx);
+void nx_filters_read(struct nx_filters_state *st);
+/* write values where set[i]; on failure roll back and return exit code */
+int nx_filters_write(const int *val, const bool *set);
+long nx_numa_balancing_mode(void);	/* -1 when absent */
+const char *nx_mode_name(long mode);
+
+/* vmlist.c: the per-process join of maps, numa_maps and numa_vmas */
+struct nx_vma {
+	uint64_t start, end;
+	char *name;
+	char perms[5];
+	bool in_maps, in_numa_maps, in_numab;
+	uint64_t fast_bytes, slow_bytes;
+	struct nx_numab_vma nv;	/* nv.name not valid */
+	const char *verdict;
+	char why[64];
+};
+struct nx_vmlist {
+	pid_t pid;
+	struct nx_vma *v;
+	size_t n;
+	struct nx_numab_mm mm;
+	bool have_maps, have_numa_maps, have_numab;
+	unsigned long bad_lines;
+	char missing[160];	/* one-line degraded-mode explanation */
+};
+/* returns an exit code; prints the error */
+int nx_vmlist_load(struct nx_vmlist *l, pid_t pid, const struct nx_topo *topo,
+		   unsigned int stale_seqs);
+void nx_vmlist_free(struct nx_vmlist *l);
+
+/* vmas.c */
+extern const struct nx_colspec nx_vma_cols[];
+extern const size_t nx_vma_ncols;
+#define NX_VMA_DEFAULT_COLS "START,SIZE,NAME,FAST,SLOW,SLOW%,FILTER,STATE,SEQS,VERDICT"
+int nx_vmas_table(struct nx_table *t, const struct nx_vmlist *l,
+		  const char *cols, const char *name, bool stranded_only,
+		  uint64_t min_size);
+
+/* trace.c, shared with report */
+struct nx_trace_agg {
+	uint64_t start, end;
+	char reason[24];
+	uint64_t count;
+};
+struct nx_trace_result {
+	struct nx_trace_agg *a;
+	size_t n, cap;
+	unsigned long events, other_tasks, bad_lines;
+};
+/* record for @sec seconds from tracefs (or parse @input if not NULL) */
+int nx_trace_collect(pid_t pid, double sec, const char *input,
+		     struct nx_trace_result *r, bool quiet);
+void nx_trace_free(struct nx_trace_result *r);
+int nx_trace_table(struct nx_table *t, const struct nx_trace_result *r,
+		   const struct nx_vmlist *l, const char *cols);
+
+/* multi-table documents: titled tables in text, one JSON object with -J */
+struct nx_doc {
+	FILE *out;
+	int n;
+};
+void nx_doc_begin(struct nx_doc *d, FILE *out);
+void nx_doc_table(struct nx_doc *d, struct nx_table *t, const char *title);
+void nx_doc_end(struct nx_doc *d);
+
+/* vmstat counters relevant to NUMA balancing */
+struct nx_counters {
+	char **name;
+	uint64_t *val;
+	size_t n, cap;
+};
+int nx_counters_load(struct nx_counters *c);	/* 0 or -errno */
+void nx_counters_free(struct nx_counters *c);
+bool nx_counters_get(const struct nx_counters *c, const char *name, uint64_t *v);
+/* sum of all counters starting with @prefix */
+uint64_t nx_counters_sum(const struct nx_counters *c, const char *prefix);
+
+/* filter.c */
+int nx_filters_load_file(const char *file, int *val, bool *set);
+/* @only: NULL for all filters, else the ones to list */
+int nx_filter_table(struct nx_table *t, const struct nx_filters_state *st,
+		    const char *name, const bool *only);
+
+/* status.c, shared with report */
+void nx_status_doc(struct nx_doc *d, const struct nx_topo *topo);
+int nx_nodes_table(struct nx_table *t, const struct nx_topo *topo);
+
+/*
+ * run.c: <sysroot>/run/numabctl.lock serialises filter changes.  While a
+ * 'run' holds it, the file holds the values to restore, so a run that was
+ * killed with SIGKILL is repaired by the next one.
+ */
+int nx_lock_filters(int *fd, bool wait);
+void nx_unlock_filters(int fd);
+
+/* commands */
+int cmd_status(int argc, char **argv);
+int cmd_vmas(int argc, char **argv);
+int cmd_filter(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+int cmd_watch(int argc, char **argv);
+int cmd_trace(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+
+#endif

@@ -1,0 +1,629 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Pure line parsers, see parse.h. */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "parse.h"
+
+#define SPAN_IS(s, lit) nx_span_eq((s), (lit))
+
+const struct nx_filter_desc nx_filters[NX_NFILTERS] = {
+	{ "pid",	2, 2, 1 },
+	{ "shared_ro",	2, 2, 1 },
+	{ "scan_delay",	1, 1, 1 },
+	{ "cpuset",	1, 1, 0 },
+};
+
+static bool is_blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+bool nx_span_eq(struct nx_span s, const char *lit)
+{
+	size_t n = strlen(lit);
+
+	return s.p && s.n == n && memcmp(s.p, lit, n) == 0;
+}
+
+bool nx_kv_next(const char **pos, const char *end, struct nx_kv *kv)
+{
+	const char *p = *pos, *tok, *eq;
+
+	while (p < end && is_blank(*p))
+		p++;
+	if (p >= end)
+		return false;
+	tok = p;
+	while (p < end && !is_blank(*p))
+		p++;
+	*pos = p;
+	eq = memchr(tok, '=', (size_t)(p - tok));
+	kv->key.p = tok;
+	if (eq) {
+		kv->key.n = (size_t)(eq - tok);
+		kv->val.p = eq + 1;
+		kv->val.n = (size_t)(p - eq - 1);
+	} else {
+		kv->key.n = (size_t)(p - tok);
+		kv->val.p = NULL;
+		kv->val.n = 0;
+	}
+	return true;
+}
+
+static int digit_val(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return 99;
+}
+
+int nx_parse_u64(const char *s, size_t n, int base, uint64_t *out)
+{
+	uint64_t v = 0;
+	size_t i = 0;
+
+	if (base == 16 && n > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+		i = 2;
+	if (i >= n)
+		return -1;
+	for (; i < n; i++) {
+		int d = digit_val(s[i]);
+
+		if (d >= base)
+			return -1;
+		if (v > (UINT64_MAX - (uint64_t)d) / (uint64_t)base)
+			return -1;	/* overflow */
+		v = v * (uint64_t)base + (uint64_t)d;
+	}
+	*out = v;
+	return 0;
+}
+
+int nx_parse_s64(const char *s, size_t n, int64_t *out)
+{
+	uint64_t v;
+	bool neg = n > 0 && s[0] == '-';
+
+	if (nx_parse_u64(s + neg, n - neg, 10, &v))
+		return -1;
+	if (v > (uint64_t)INT64_MAX + neg)
+		return -1;
+	*out = neg ? (int64_t)(0 - v) : (int64_t)v;
+	return 0;
+}
+
+int nx_parse_range(const char *s, size_t n, uint64_t *start, uint64_t *end)
+{
+	const char *dash = memchr(s, '-', n);
+
+	if (!dash)
+		return -1;
+	if (nx_parse_u64(s, (size_t)(dash - s), 16, start) ||
+	    nx_parse_u64(dash + 1, n - (size_t)(dash - s) - 1, 16, end))
+		return -1;
+	return *end >= *start ? 0 : -1;
+}
+
+void nx_mask_set(struct nx_nodemask *m, unsigned int node)
+{
+	if (node < NX_MAX_NODES)
+		m->bits[node / 64] |= 1ull << (node % 64);
+}
+
+bool nx_mask_test(const struct nx_nodemask *m, unsigned int node)
+{
+	return node < NX_MAX_NODES && (m->bits[node / 64] >> (node % 64) & 1);
+}
+
+unsigned int nx_mask_weight(const struct nx_nodemask *m)
+{
+	unsigned int w = 0;
+
+	for (size_t i = 0; i < NX_MAX_NODES / 64; i++)
+		w += (unsigned int)__builtin_popcountll(m->bits[i]);
+	return w;
+}
+
+bool nx_mask_empty(const struct nx_nodemask *m)
+{
+	return nx_mask_weight(m) == 0;
+}
+
+int nx_parse_nodelist(const char *s, size_t n, struct nx_nodemask *m)
+{
+	const char *end = s + n, *p = s;
+
+	memset(m, 0, sizeof(*m));
+	while (end > s && is_blank(end[-1]))
+		end--;
+	while (p < end) {
+		const char *comma = memchr(p, ',', (size_t)(end - p));
+		const char *e = comma ? comma : end;
+		const char *dash = memchr(p, '-', (size_t)(e - p));
+		uint64_t a, b;
+
+		if (dash) {
+			if (nx_parse_u64(p, (size_t)(dash - p), 10, &a) ||
+			    nx_parse_u64(dash + 1, (size_t)(e - dash - 1), 10, &b))
+				return -1;
+		} else {
+			if (nx_parse_u64(p, (size_t)(e - p), 10, &a))
+				return -1;
+			b = a;
+		}
+		if (a > b || b >= NX_MAX_NODES)
+			return -1;
+		for (uint64_t i = a; i <= b; i++)
+			nx_mask_set(m, (unsigned int)i);
+		p = comma ? comma + 1 : end;
+	}
+	return 0;
+}
+
+void nx_format_nodelist(const struct nx_nodemask *m, char *buf, size_t sz)
+{
+	size_t off = 0;
+
+	if (sz)
+		buf[0] = '\0';
+	for (unsigned int i = 0; i < NX_MAX_NODES; i++) {
+		unsigned int j = i;
+		int w;
+
+		if (!nx_mask_test(m, i))
+			continue;
+		while (j + 1 < NX_MAX_NODES && nx_mask_test(m, j + 1))
+			j++;
+		if (j == i)
+			w = snprintf(buf + off, sz - off, "%s%u", off ? "," : "", i);
+		else
+			w = snprintf(buf + off, sz - off, "%s%u-%u", off ? "," : "", i, j);
+		if (w < 0 || (size_t)w >= sz - off)
+			return;
+		off += (size_t)w;
+		i = j;
+	}
+}
+
+/* Split off the next blank-separated field; returns its span. */
+static struct nx_span next_field(const char **pos, const char *end)
+{
+	struct nx_kv kv;
+	struct nx_span s = { NULL, 0 };
+
+	if (nx_kv_next(pos, end, &kv)) {
+		s.p = kv.key.p;
+		s.n = (size_t)(*pos - kv.key.p);
+	}
+	return s;
+}
+
+int nx_parse_maps_line(const char *line, size_t len, struct nx_maps_entry *e)
+{
+	const char *p = line, *end = line + len;
+	struct nx_span f[5];
+
+	memset(e, 0, sizeof(*e));
+	for (int i = 0; i < 5; i++) {
+		f[i] = next_field(&p, end);
+		if (!f[i].p)
+			return -1;
+	}
+	if (nx_parse_range(f[0].p, f[0].n, &e->start, &e->end) || f[1].n != 4)
+		return -1;
+	memcpy(e->perms, f[1].p, 4);
+	while (p < end && is_blank(*p))
+		p++;
+	while (end > p && is_blank(end[-1]))
+		end--;
+	e->path.p = p;
+	e->path.n = (size_t)(end - p);
+	return 0;
+}
+
+static int node_key(struct nx_span k, unsigned int *node)
+{
+	uint64_t v;
+
+	if (k.n < 2 || k.p[0] != 'N' || nx_parse_u64(k.p + 1, k.n - 1, 10, &v) ||
+	    v >= NX_MAX_NODES)
+		return -1;
+	*node = (unsigned int)v;
+	return 0;
+}
+
+int nx_parse_numa_maps_line(const char *line, size_t len,
+			    const struct nx_nodemask *slow,
+			    struct nx_numa_maps_entry *e)
+{
+	const char *p = line, *end = line + len;
+	struct nx_kv kv;
+	struct nx_span addr;
+	uint64_t v;
+
+	memset(e, 0, sizeof(*e));
+	e->pagesize_kb = 4;
+	addr = next_field(&p, end);
+	if (!addr.p || nx_parse_u64(addr.p, addr.n, 16, &e->start))
+		return -1;
+	e->policy = next_field(&p, end);
+	if (!e->policy.p)
+		return -1;
+	while (nx_kv_next(&p, end, &kv)) {
+		unsigned int node;
+
+		if (!kv.val.p) {
+			if (SPAN_IS(kv.key, "heap") || SPAN_IS(kv.key, "stack"))
+				e->name = kv.key;
+			else if (SPAN_IS(kv.key, "huge"))
+				e->huge = true;
+			continue;
+		}
+		if (SPAN_IS(kv.key, "file")) {
+			e->name = kv.val;
+			continue;
+		}
+		if (nx_parse_u64(kv.val.p, kv.val.n, 10, &v))
+			continue;	/* unknown or bad value: tolerated */
+		if (node_key(kv.key, &node) == 0) {
+			uint64_t *dst = nx_mask_test(slow, node) ?
+					&e->pages_slow : &e->pages_fast;
+
+			*dst = *dst > UINT64_MAX - v ? UINT64_MAX : *dst + v;
+		} else if (SPAN_IS(kv.key, "kernelpagesize_kB") && v) {
+			e->pagesize_kb = v;
+		} else if (SPAN_IS(kv.key, "anon")) {
+			e->anon = v;
+		} else if (SPAN_IS(kv.key, "dirty")) {
+			e->dirty = v;
+		}
+	}
+	return 0;
+}
+
+static void copy_word(char *dst, size_t sz, struct nx_span s)
+{
+	size_t n = s.n < sz - 1 ? s.n : sz - 1;
+
+	memcpy(dst, s.p, n);
+	dst[n] = '\0';
+}
+
+enum kt { KT_U64, KT_S64, KT_HEX, KT_STR };
+struct key_desc {
+	const char *name;
+	enum kt type;
+	size_t off;
+	size_t size;		/* for KT_STR */
+	unsigned int bit;
+};
+
+#define VK(n, t, f, b) { n, t, offsetof(struct nx_numab_vma, f), sizeof(((struct nx_numab_vma *)0)->f), b }
+static const struct key_desc vma_keys[] = {
+	VK("filter", KT_STR, filter, NV_HAVE_FILTER),
+	VK("state", KT_STR, state, NV_HAVE_STATE),
+	VK("start_seq", KT_U64, start_seq, NV_HAVE_START_SEQ),
+	VK("prev_seq", KT_U64, prev_seq, NV_HAVE_PREV_SEQ),
+	VK("pid_reset_ms", KT_S64, pid_reset_ms, NV_HAVE_PID_RESET),
+	VK("next_scan_ms", KT_S64, next_scan_ms, NV_HAVE_NEXT_SCAN),
+	VK("promo_only", KT_U64, promo_only, NV_HAVE_PROMO_ONLY),
+	VK("scans", KT_U64, scans, NV_HAVE_SCANS),
+	VK("promo_scans", KT_U64, promo_scans, NV_HAVE_PROMO_SCANS),
+	VK("pte_updates", KT_U64, pte_updates, NV_HAVE_PTE_UPDATES),
+	VK("skip_delay", KT_U64, skip_delay, NV_HAVE_SKIP_DELAY),
+	VK("skip_seq", KT_U64, skip_seq, NV_HAVE_SKIP_SEQ),
+	VK("skip_pid", KT_U64, skip_pid, NV_HAVE_SKIP_PID),
+	VK("last_skip", KT_STR, last_skip, NV_HAVE_LAST_SKIP),
+};
+#define MK(n, t, f, b) { n, t, offsetof(struct nx_numab_mm, f), sizeof(((struct nx_numab_mm *)0)->f), b }
+static const struct key_desc mm_keys[] = {
+	MK("scan_seq", KT_U64, scan_seq, MM_HAVE_SEQ),
+	MK("scan_offset", KT_HEX, scan_offset, MM_HAVE_OFFSET),
+	MK("next_scan_ms", KT_S64, next_scan_ms, MM_HAVE_NEXT),
+};
+
+/* Store one key=value through a key table; unknown keys are ignored. */
+static int set_key(void *obj, unsigned int *have, const struct key_desc *keys,
+		   size_t nkeys, const struct nx_kv *kv)
+{
+	for (size_t i = 0; i < nkeys; i++) {
+		const struct key_desc *k = &keys[i];
+		char *dst = (char *)obj + k->off;
+		uint64_t u;
+		int64_t s;
+
+		if (!SPAN_IS(kv->key, k->name))
+			continue;
+		switch (k->type) {
+		case KT_STR:
+			copy_word(dst, k->size, kv->val);
+			break;
+		case KT_S64:
+			if (nx_parse_s64(kv->val.p, kv->val.n, &s))
+				return -1;
+			memcpy(dst, &s, sizeof(s));
+			break;
+		case KT_U64:
+		case KT_HEX:
+			if (nx_parse_u64(kv->val.p, kv->val.n,
+					 k->type == KT_HEX ? 16 : 10, &u))
+				return -1;
+			memcpy(dst, &u, sizeof(u));
+			break;
+		}
+		*have |= k->bit;
+		return 0;
+	}
+	return 0;
+}
+
+static int parse_pids(struct nx_span v, uint64_t pids[2])
+{
+	const char *comma = memchr(v.p, ',', v.n);
+
+	if (!comma)
+		return -1;
+	return nx_parse_u64(v.p, (size_t)(comma - v.p), 16, &pids[0]) ||
+	       nx_parse_u64(comma + 1, v.n - (size_t)(comma - v.p) - 1, 16, &pids[1]) ? -1 : 0;
+}
+
+int nx_parse_numa_vmas_line(const char *line, size_t len,
+			    struct nx_numab_mm *mm, struct nx_numab_vma *v)
+{
+	const char *p = line, *end = line + len;
+	struct nx_span first = next_field(&p, end);
+	struct nx_kv kv;
+
+	if (!first.p)
+		return -1;
+	if (SPAN_IS(first, "mm")) {
+		memset(mm, 0, sizeof(*mm));
+		while (nx_kv_next(&p, end, &kv))
+			if (kv.val.p && set_key(mm, &mm->have, mm_keys,
+						sizeof(mm_keys) / sizeof(mm_keys[0]), &kv))
+				return -1;
+		return (mm->have & MM_HAVE_SEQ) ? 1 : -1;
+	}
+	memset(v, 0, sizeof(*v));
+	if (nx_parse_range(first.p, first.n, &v->start, &v->end))
+		return -1;
+	while (nx_kv_next(&p, end, &kv)) {
+		if (!kv.val.p) {	/* heap, stack, anon, or a future flag */
+			if (SPAN_IS(kv.key, "heap") || SPAN_IS(kv.key, "stack") ||
+			    SPAN_IS(kv.key, "anon"))
+				v->name = kv.key;
+		} else if (SPAN_IS(kv.key, "file")) {
+			v->name = kv.val;
+		} else if (SPAN_IS(kv.key, "pids")) {
+			if (parse_pids(kv.val, v->pids))
+				return -1;
+			v->have |= NV_HAVE_PIDS;
+		} else if (set_key(v, &v->have, vma_keys,
+				   sizeof(vma_keys) / sizeof(vma_keys[0]), &kv)) {
+			return -1;
+		}
+	}
+	/* filter= and state= are mandatory in every VMA line */
+	return (v->have & (NV_HAVE_FILTER | NV_HAVE_STATE)) ==
+	       (NV_HAVE_FILTER | NV_HAVE_STATE) ? 0 : -1;
+}
+
+int nx_parse_vmstat_line(const char *line, size_t len,
+			 struct nx_span *key, uint64_t *val)
+{
+	const char *p = line, *end = line + len;
+	struct nx_span v;
+
+	*key = next_field(&p, end);
+	v = next_field(&p, end);
+	if (!key->p || !v.p || next_field(&p, end).p)
+		return -1;
+	return nx_parse_u64(v.p, v.n, 10, val);
+}
+
+int nx_parse_meminfo_line(const char *line, size_t len,
+			  struct nx_span *key, uint64_t *kb)
+{
+	const char *p = line, *end = line + len;
+	struct nx_span f = next_field(&p, end), v;
+
+	if (SPAN_IS(f, "Node")) {	/* per-node meminfo: "Node N Key: v kB" */
+		next_field(&p, end);
+		f = next_field(&p, end);
+	}
+	if (!f.p || f.n < 2 || f.p[f.n - 1] != ':')
+		return -1;
+	key->p = f.p;
+	key->n = f.n - 1;
+	v = next_field(&p, end);
+	if (!v.p)
+		return -1;
+	return nx_parse_u64(v.p, v.n, 10, kb);
+}
+
+int nx_parse_sched_line(const char *line, size_t len,
+			struct nx_span *key, struct nx_span *val)
+{
+	const char *colon = memchr(line, ':', len), *e = line + len;
+	const char *k = line, *ke;
+
+	while (e > line && is_blank(e[-1]))
+		e--;
+	while (k < e && is_blank(*k))
+		k++;
+	if (k >= e)
+		return -1;
+	if (!colon || memchr(k, '=', (size_t)(colon - k))) {
+		/* "numa_faults node=0 ..." and "current_node=0, ..." */
+		key->p = k;
+		key->n = (size_t)(e - k);
+		val->p = NULL;
+		val->n = 0;
+		return 0;
+	}
+	ke = colon;
+	while (ke > k && is_blank(ke[-1]))
+		ke--;
+	if (ke == k)
+		return -1;
+	key->p = k;
+	key->n = (size_t)(ke - k);
+	val->p = colon + 1;
+	while (val->p < e && is_blank(*val->p))
+		val->p++;
+	val->n = (size_t)(e - val->p);
+	return 0;
+}
+
+/* "<comm>-<tid> [cpu] flags ts: sched_skip_vma_numa: numa_scan_offset=..." */
+int nx_parse_trace_line(const char *line, size_t len, struct nx_trace_ev *ev)
+{
+	static const char tag[] = "sched_skip_vma_numa: ";
+	const char *end = line + len, *p, *q, *ev_at = NULL;
+	unsigned int seen = 0;
+	struct nx_kv kv;
+	uint64_t tid = 0, mul = 1;
+
+	memset(ev, 0, sizeof(*ev));
+	ev->tid = -1;
+	for (p = line; p + sizeof(tag) - 1 <= end; p++) {
+		if (memcmp(p, tag, sizeof(tag) - 1) == 0) {
+			ev_at = p;
+			break;
+		}
+	}
+	if (!ev_at)
+		return -1;
+	/* the task: digits right before " [cpu]", after a '-' */
+	for (q = ev_at; q > line && q[-1] != '['; q--)
+		;
+	if (q > line) {
+		q--;
+		while (q > line && q[-1] == ' ')
+			q--;
+		while (q > line && q[-1] >= '0' && q[-1] <= '9' && mul < 10000000000ull) {
+			tid += (uint64_t)(q[-1] - '0') * mul;
+			mul *= 10;
+			q--;
+		}
+		if (mul > 1 && q > line && q[-1] == '-' && tid <= INT32_MAX)
+			ev->tid = (int)tid;
+	}
+	p = ev_at + sizeof(tag) - 1;
+	while (nx_kv_next(&p, end, &kv)) {
+		uint64_t *dst = NULL;
+
+		if (!kv.val.p)
+			continue;
+		if (SPAN_IS(kv.key, "numa_scan_offset"))
+			dst = &ev->scan_offset;
+		else if (SPAN_IS(kv.key, "vm_start"))
+			dst = &ev->vm_start;
+		else if (SPAN_IS(kv.key, "vm_end"))
+			dst = &ev->vm_end;
+		else if (SPAN_IS(kv.key, "reason")) {
+			copy_word(ev->reason, sizeof(ev->reason), kv.val);
+			seen |= 8;
+			continue;
+		}
+		if (!dst)
+			continue;
+		if (nx_parse_u64(kv.val.p, kv.val.n, 16, dst))
+			return -1;
+		seen |= dst == &ev->vm_start ? 1 : dst == &ev->vm_end ? 2 : 4;
+	}
+	return (seen & 11) == 11 && ev->reason[0] ? 0 : -1;
+}
+
+int nx_filter_index(const char *s, size_t n)
+{
+	static const char pfx[] = "kernel.numa_balancing_filter_";
+
+	if (n > sizeof(pfx) - 1 && memcmp(s, pfx, sizeof(pfx) - 1) == 0) {
+		s += sizeof(pfx) - 1;
+		n -= sizeof(pfx) - 1;
+	}
+	for (int i = 0; i < NX_NFILTERS; i++)
+		if (strlen(nx_filters[i].name) == n &&
+		    memcmp(nx_filters[i].name, s, n) == 0)
+			return i;
+	return -1;
+}
+
+static const char *const tri_names[] = { "off", "skip", "tier" };
+static const char *const bool_names[] = { "off", "on" };
+
+int nx_filter_value(int idx, const char *s, size_t n)
+{
+	const struct nx_filter_desc *f = &nx_filters[idx];
+	const char *const *names = f->max == 2 ? tri_names : bool_names;
+	uint64_t v;
+
+	for (int i = 0; i <= f->max; i++)
+		if (strlen(names[i]) == n && memcmp(names[i], s, n) == 0)
+			return i;
+	if (nx_parse_u64(s, n, 10, &v) || v > (uint64_t)f->max)
+		return -1;
+	return (int)v;
+}
+
+const char *nx_filter_value_name(int idx, int val)
+{
+	const struct nx_filter_desc *f = &nx_filters[idx];
+
+	if (val < 0 || val > f->max)
+		return "invalid";
+	return f->max == 2 ? tri_names[val] : bool_names[val];
+}
+
+int nx_parse_filter_assign(const char *line, size_t len, int *idx, int *val)
+{
+	const char *end = line + len, *eq = memchr(line, '=', len);
+	const char *k = line, *ke, *v;
+
+	if (!eq)
+		return -1;
+	while (k < eq && is_blank(*k))
+		k++;
+	ke = eq;
+	while (ke > k && is_blank(ke[-1]))
+		ke--;
+	v = eq + 1;
+	while (v < end && is_blank(*v))
+		v++;
+	while (end > v && is_blank(end[-1]))
+		end--;
+	*idx = nx_filter_index(k, (size_t)(ke - k));
+	if (*idx < 0)
+		return -1;
+	*val = nx_filter_value(*idx, v, (size_t)(end - v));
+	return *val < 0 ? -1 : 0;
+}
+
+void nx_unescape(struct nx_span s, char *buf, size_t sz)
+{
+	size_t o = 0;
+
+	for (size_t i = 0; i < s.n && o + 1 < sz; i++) {
+		if (s.p[i] == '\\' && i + 3 < s.n &&
+		    s.p[i + 1] >= '0' && s.p[i + 1] <= '3' &&
+		    s.p[i + 2] >= '0' && s.p[i + 2] <= '7' &&
+		    s.p[i + 3] >= '0' && s.p[i + 3] <= '7') {
+			buf[o++] = (char)((s.p[i + 1] - '0') * 64 +
+					  (s.p[i + 2] - '0') * 8 + (s.p[i + 3] - '0'));
+			i += 3;
+		} else {
+			buf[o++] = s.p[i];
+		}
+	}
+	if (sz)
+		buf[o] = '\0';
+}

@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Pure line parsers for the files numabctl reads.  Every parser takes one
+ * line (pointer + length, no NUL needed), never allocates and never reads
+ * past the given length, so each can be fuzzed on its own (fuzz/).
+ * They return 0 on success and -1 on a malformed line.
+ */
+#ifndef NUMAB_PARSE_H
+#define NUMAB_PARSE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define NX_MAX_NODES 1024
+
+struct nx_span {
+	const char *p;
+	size_t n;
+};
+
+/* A "key=value" token, or a bare word (val.p == NULL). */
+struct nx_kv {
+	struct nx_span key;
+	struct nx_span val;
+};
+
+/* Next blank-separated token of [*pos, end); returns false at the end. */
+bool nx_kv_next(const char **pos, const char *end, struct nx_kv *kv);
+bool nx_span_eq(struct nx_span s, const char *lit);
+
+int nx_parse_u64(const char *s, size_t n, int base, uint64_t *out);
+int nx_parse_s64(const char *s, size_t n, int64_t *out);
+/* "7f00-7f10" (hex, no 0x) */
+int nx_parse_range(const char *s, size_t n, uint64_t *start, uint64_t *end);
+
+struct nx_nodemask {
+	uint64_t bits[NX_MAX_NODES / 64];
+};
+void nx_mask_set(struct nx_nodemask *m, unsigned int node);
+bool nx_mask_test(const struct nx_nodemask *m, unsigned int node);
+unsigned int nx_mask_weight(const struct nx_nodemask *m);
+bool nx_mask_empty(const struct nx_nodemask *m);
+/* "0-1,3" as in /sys/devices/system/node/online; empty list is valid */
+int nx_parse_nodelist(const char *s, size_t n, struct nx_nodemask *m);
+/* back to "0-1,3" */
+void nx_format_nodelist(const struct nx_nodemask *m, char *buf, size_t sz);
+
+/* /proc/<pid>/maps */
+struct nx_maps_entry {
+	uint64_t start, end;
+	char perms[5];
+	struct nx_span path;	/* may be empty */
+};
+int nx_parse_maps_line(const char *line, size_t len, struct nx_maps_entry *e);
+
+/* /proc/<pid>/numa_maps; pages are split with @slow (nodes not in top tier) */
+struct nx_numa_maps_entry {
+	uint64_t start;
+	struct nx_span policy;
+	struct nx_span name;	/* file path, "heap", "stack" or empty */
+	uint64_t pagesize_kb;
+	uint64_t pages_fast, pages_slow;
+	uint64_t anon, dirty;
+	bool huge;
+};
+int nx_parse_numa_maps_line(const char *line, size_t len,
+			    const struct nx_nodemask *slow,
+			    struct nx_numa_maps_entry *e);
+
+/* /proc/<pid>/numa_vmas (numab ABI, issue 4) */
+struct nx_numab_mm {
+	uint64_t scan_seq, scan_offset;
+	int64_t next_scan_ms;
+	unsigned int have;
+};
+enum {
+	NV_HAVE_START_SEQ = 1u << 0,
+	NV_HAVE_PREV_SEQ = 1u << 1,
+	NV_HAVE_PIDS = 1u << 2,
+	NV_HAVE_PID_RESET = 1u << 3,
+	NV_HAVE_NEXT_SCAN = 1u << 4,
+	NV_HAVE_PROMO_ONLY = 1u << 5,
+	NV_HAVE_SCANS = 1u << 6,
+	NV_HAVE_PROMO_SCANS = 1u << 7,
+	NV_HAVE_PTE_UPDATES = 1u << 8,
+	NV_HAVE_SKIP_DELAY = 1u << 9,
+	NV_HAVE_SKIP_SEQ = 1u << 10,
+	NV_HAVE_SKIP_PID = 1u << 11,
+	NV_HAVE_LAST_SKIP = 1u << 12,
+	NV_HAVE_FILTER = 1u << 13,
+	NV_HAVE_STATE = 1u << 14,
+	MM_HAVE_SEQ = 1u << 0,
+	MM_HAVE_OFFSET = 1u << 1,
+	MM_HAVE_NEXT = 1u << 2,
+};
+struct nx_numab_vma {
+	uint64_t start, end;
+	char filter[16];	/* as printed: none, shared_ro, ... */
+	char state[8];		/* ok / none */
+	char last_skip[24];
+	uint64_t start_seq, prev_seq, pids[2];
+	int64_t pid_reset_ms, next_scan_ms;
+	uint64_t promo_only, scans, promo_scans, pte_updates;
+	uint64_t skip_delay, skip_seq, skip_pid;
+	struct nx_span name;
+	unsigned int have;
+};
+/* returns 1 for the "mm ..." header line, 0 for a VMA line, -1 malformed */
+int nx_parse_numa_vmas_line(const char *line, size_t len,
+			    struct nx_numab_mm *mm, struct nx_numab_vma *v);
+
+/* "key value" (vmstat) and "Node 0 Key:   123 kB" (node meminfo) */
+int nx_parse_vmstat_line(const char *line, size_t len,
+			 struct nx_span *key, uint64_t *val);
+int nx_parse_meminfo_line(const char *line, size_t len,
+			  struct nx_span *key, uint64_t *kb);
+
+/* /proc/<pid>/sched: "key   :   value", or a raw line (key = whole line) */
+int nx_parse_sched_line(const char *line, size_t len,
+			struct nx_span *key, struct nx_span *val);
+
+/* tracefs line of sched:sched_skip_vma_numa */
+struct nx_trace_ev {
+	int tid;
+	uint64_t scan_offset, vm_start, vm_end;
+	char reason[24];
+};
+int nx_parse_trace_line(const char *line, size_t len, struct nx_trace_ev *ev);
+
+/* "kernel.numa_balancing_filter_pid = 2" or "pid=2" or "pid=tier" */
+int nx_parse_filter_assign(const char *line, size_t len, int *idx, int *val);
+
+/* filters */
+#define NX_NFILTERS 4
+struct nx_filter_desc {
+	const char *name;	/* short name: pid, shared_ro, ... */
+	int max;		/* highest valid value */
+	int def;		/* kernel default */
+	int legacy;		/* stock 6.12 behaviour */
+};
+extern const struct nx_filter_desc nx_filters[NX_NFILTERS];
+int nx_filter_index(const char *s, size_t n);
+/* "off", "skip", "tier", "on" or a number; -1 if invalid for filter idx */
+int nx_filter_value(int idx, const char *s, size_t n);
+const char *nx_filter_value_name(int idx, int val);
+
+/* octal escapes of seq_file paths (\040) decoded into buf */
+void nx_unescape(struct nx_span s, char *buf, size_t sz);
+
+#endif

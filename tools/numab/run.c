@@ -1,0 +1,255 @@
+// SPDX-License-Identifier: GPL-2.0
+/* numabctl run: run a workload with filters changed, then restore them */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "numabctl.h"
+
+static char lock_path[4096];
+
+static int lock_open(void)
+{
+	char dir[4096];
+	int fd;
+
+	nx_path(dir, sizeof(dir), "/run");
+	if (mkdir(dir, 0755) && errno != EEXIST)
+		return -errno;
+	nx_path(lock_path, sizeof(lock_path), "/run/numabctl.lock");
+	fd = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	return fd < 0 ? -errno : fd;
+}
+
+int nx_lock_filters(int *fdp, bool wait)
+{
+	int fd = lock_open();
+
+	*fdp = -1;
+	if (fd < 0)
+		return nx_file_error(lock_path[0] ? lock_path : "/run", fd);
+	if (flock(fd, LOCK_EX | (wait ? 0 : LOCK_NB))) {
+		char buf[64] = "";
+		ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+
+		buf[n > 0 ? n : 0] = '\0';
+		buf[strcspn(buf, "\n")] = '\0';
+		nx_warn("%s: the filters are held by another 'numabctl run' (%s); "
+			"wait for it to finish or use --force", lock_path,
+			buf[0] == '#' ? buf + 2 : "pid unknown");
+		close(fd);
+		return NX_EBUSY;
+	}
+	*fdp = fd;
+	return NX_OK;
+}
+
+void nx_unlock_filters(int fd)
+{
+	if (fd < 0)
+		return;
+	if (ftruncate(fd, 0))
+		nx_warn("%s: cannot clear: %s", lock_path, strerror(errno));
+	close(fd);	/* releases the flock */
+}
+
+/* Values left by a run that died without restoring: put them back. */
+static int recover_stale(int fd)
+{
+	int val[NX_NFILTERS];
+	bool set[NX_NFILTERS], any = false;
+	struct stat st;
+	int r;
+
+	if (fstat(fd, &st) || st.st_size == 0)
+		return NX_OK;
+	r = nx_filters_load_file(lock_path, val, set);
+	for (int i = 0; i < NX_NFILTERS; i++)
+		any |= set[i];
+	if (r || !any)
+		return NX_OK;
+	nx_warn("%s: a previous run died without restoring the filters; "
+		"restoring them now", lock_path);
+	return nx_filters_write(val, set);
+}
+
+static int record_saved(int fd, const struct nx_filters_state *old)
+{
+	char buf[1024];
+	int off = snprintf(buf, sizeof(buf), "# numabctl run pid %d\n", (int)getpid());
+
+	for (int i = 0; i < NX_NFILTERS; i++)
+		if (old->val[i] >= 0)
+			off += snprintf(buf + off, sizeof(buf) - (size_t)off,
+					"kernel.numa_balancing_filter_%s = %d\n",
+					nx_filters[i].name, old->val[i]);
+	if (ftruncate(fd, 0) || pwrite(fd, buf, (size_t)off, 0) != off || fsync(fd))
+		return nx_file_error(lock_path, errno);
+	return NX_OK;
+}
+
+static volatile sig_atomic_t child_pid, got_signal;
+
+static void forward_signal(int sig)
+{
+	got_signal = sig;
+	if (child_pid > 0)
+		kill(child_pid, sig);
+}
+
+static const int handled_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+
+static void set_handlers(void (*fn)(int))
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = fn;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(handled_signals) / sizeof(handled_signals[0]); i++)
+		sigaction(handled_signals[i], &sa, NULL);
+}
+
+/* fork/exec @argv; returns its exit status in shell convention */
+static int run_child(char **argv)
+{
+	int status, err_pipe[2], err = 0;
+	pid_t pid;
+
+	if (pipe2(err_pipe, O_CLOEXEC))
+		return 125;
+	pid = fork();
+	if (pid < 0) {
+		nx_warn("fork: %s", strerror(errno));
+		return 125;
+	}
+	if (pid == 0) {
+		set_handlers(SIG_DFL);
+		close(err_pipe[0]);
+		execvp(argv[0], argv);
+		err = errno;
+		if (write(err_pipe[1], &err, sizeof(err)) < 0)
+			_exit(127);
+		_exit(err == ENOENT ? 127 : 126);
+	}
+	child_pid = pid;
+	close(err_pipe[1]);
+	if (read(err_pipe[0], &err, sizeof(err)) == (ssize_t)sizeof(err))
+		nx_warn("%s: %s", argv[0], strerror(err));
+	close(err_pipe[0]);
+	while (waitpid(pid, &status, 0) < 0) {
+		if (errno != EINTR)
+			return 125;
+	}
+	child_pid = 0;
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return WEXITSTATUS(status);
+}
+
+static void run_usage(FILE *out)
+{
+	fputs("Usage: numabctl run [--filter NAME=VALUE ...] [--legacy|--default] -- CMD [ARG...]\n\n"
+	      "Run CMD with the scan filters changed, and restore them when CMD exits,\n"
+	      "also when numabctl gets SIGINT, SIGTERM, SIGHUP or SIGQUIT (the signal\n"
+	      "is passed on to CMD).  Only one run may hold the filters at a time\n"
+	      "(lock: /run/numabctl.lock, which also records the values to restore).\n\n"
+	      "  -f, --filter NAME=VALUE  e.g. pid=skip, shared_ro=0, cpuset=off\n"
+	      "      --legacy             stock 6.12 filters (pid=1 shared_ro=1 cpuset=0)\n"
+	      "      --default            kernel default filters\n\n"
+	      "Exit status: that of CMD (128+N if killed by signal N, 126/127 if it\n"
+	      "could not be run); numabctl's own codes (1-6) if it fails before CMD.\n", out);
+}
+
+static int parse_filter_arg(const char *arg, int *val, bool *set)
+{
+	int idx, v;
+
+	if (nx_parse_filter_assign(arg, strlen(arg), &idx, &v)) {
+		nx_warn("invalid --filter '%s': expected NAME=VALUE, NAME one of pid, "
+			"shared_ro, scan_delay, cpuset", arg);
+		return NX_EUSAGE;
+	}
+	val[idx] = v;
+	set[idx] = true;
+	return NX_OK;
+}
+
+int cmd_run(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		NX_COMMON_LONGOPTS,
+		{ "filter", required_argument, NULL, 'f' },
+		{ "legacy", no_argument, NULL, 'L' },
+		{ "default", no_argument, NULL, 'D' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int val[NX_NFILTERS] = { 0 }, c, r, lock, status;
+	bool set[NX_NFILTERS] = { false }, restore[NX_NFILTERS];
+	struct nx_filters_state old;
+
+	while ((c = getopt_long(argc, argv, "+f:" NX_COMMON_SHORTOPTS, lo, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			r = parse_filter_arg(optarg, val, set);
+			if (r)
+				return r;
+			break;
+		case 'L':
+		case 'D':
+			for (int i = 0; i < NX_NFILTERS; i++) {
+				val[i] = c == 'L' ? nx_filters[i].legacy : nx_filters[i].def;
+				set[i] = true;
+			}
+			break;
+		default:
+			r = nx_opt_other(c, optarg, run_usage);
+			if (r >= 0)
+				return r;
+		}
+	}
+	if (optind >= argc) {
+		nx_warn("run: no command given (numabctl run [--filter N=V] -- CMD)");
+		return NX_EUSAGE;
+	}
+	r = nx_lock_filters(&lock, false);
+	if (r)
+		return r;
+	r = recover_stale(lock);
+	nx_filters_read(&old);
+	if (!r && !old.present) {
+		nx_warn("no kernel.numa_balancing_filter_* sysctls: kernel lacks the "
+			"numab series; cannot change filters");
+		r = NX_ENOTSUP;
+	}
+	if (!r)
+		r = record_saved(lock, &old);
+	/* handlers first: a signal between write and exec must still restore */
+	set_handlers(forward_signal);
+	if (!r)
+		r = nx_filters_write(val, set);
+	if (r) {
+		set_handlers(SIG_DFL);
+		nx_unlock_filters(lock);
+		return r;
+	}
+	status = got_signal ? 128 + got_signal : run_child(argv + optind);
+	for (int i = 0; i < NX_NFILTERS; i++) {
+		restore[i] = set[i] && old.val[i] >= 0;
+		val[i] = old.val[i];
+	}
+	r = nx_filters_write(val, restore);
+	if (r)
+		nx_warn("could not restore the filters; the values to restore are in %s",
+			lock_path);
+	else
+		nx_unlock_filters(lock);
+	set_handlers(SIG_DFL);
+	return r ? r : status;
+}

@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: GPL-2.0
+/* kernel.numa_balancing and the numab filter sysctls */
+#include <errno.h>
+#include <string.h>
+
+#include "numabctl.h"
+
+int nx_filter_path(char *buf, size_t sz, int idx)
+{
+	return nx_path(buf, sz, "/proc/sys/kernel/numa_balancing_filter_%s",
+		       nx_filters[idx].name);
+}
+
+void nx_filters_read(struct nx_filters_state *st)
+{
+	char path[4096];
+
+	st->present = 0;
+	for (int i = 0; i < NX_NFILTERS; i++) {
+		long v;
+
+		nx_filter_path(path, sizeof(path), i);
+		if (nx_read_long(path, &v) || v < 0 || v > 1000) {
+			st->val[i] = -1;
+			continue;
+		}
+		st->val[i] = (int)v;
+		st->present++;
+	}
+}
+
+static int write_error(const char *path, int err, int val)
+{
+	if (err == -EINVAL || err == -ERANGE) {
+		nx_warn("%s: the kernel rejected %d (out of range)", path, val);
+		return NX_EUSAGE;
+	}
+	if (err == -ENOENT) {
+		nx_warn("%s: not found: this kernel lacks the numab filter sysctls "
+			"(numab kernel series part 2)", path);
+		return NX_ENOTSUP;
+	}
+	if (err == -EACCES || err == -EPERM) {
+		nx_warn("%s: permission denied: setting filters needs root "
+			"(CAP_SYS_ADMIN)", path);
+		return NX_EPERM;
+	}
+	return nx_file_error(path, err);
+}
+
+int nx_filters_write(const int *val, const bool *set)
+{
+	struct nx_filters_state old;
+	char path[4096];
+	int i, r = NX_OK;
+
+	nx_filters_read(&old);
+	for (i = 0; i < NX_NFILTERS; i++) {
+		int err;
+
+		if (!set[i])
+			continue;
+		nx_filter_path(path, sizeof(path), i);
+		err = nx_write_long(path, val[i]);
+		if (err) {
+			r = write_error(path, err, val[i]);
+			break;
+		}
+	}
+	if (r == NX_OK)
+		return NX_OK;
+	/* roll back what was already written: never leave a half-set state */
+	while (--i >= 0) {
+		if (!set[i] || old.val[i] < 0)
+			continue;
+		nx_filter_path(path, sizeof(path), i);
+		if (nx_write_long(path, old.val[i]))
+			nx_warn("%s: could not restore %d", path, old.val[i]);
+	}
+	return r;
+}
+
+long nx_numa_balancing_mode(void)
+{
+	char path[4096];
+	long v;
+
+	nx_path(path, sizeof(path), "/proc/sys/kernel/numa_balancing");
+	return nx_read_long(path, &v) ? -1 : v;
+}
+
+const char *nx_mode_name(long mode)
+{
+	switch (mode) {
+	case -1: return "unsupported";
+	case 0: return "disabled";
+	case 1: return "normal";
+	case 2: return "memory_tiering";
+	case 3: return "normal+memory_tiering";
+	default: return "unknown";
+	}
+}

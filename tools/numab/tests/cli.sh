@@ -1,0 +1,144 @@
+# SPDX-License-Identifier: GPL-2.0
+# CLI tests, sourced by tests/check.sh (uses its helpers).
+P=$FIX/patched U=$FIX/unpatched-6.12 N=$FIX/no-numab S=$FIX/single-node M=$FIX/malformed
+
+# --- help and usage ----------------------------------------------------------
+nx "$P" help
+t "help lists every command" eval 'rc 0 && has status && has vmas && has filter && has run && has watch && has trace && has report'
+nx "$P" vmas --help
+t "vmas --help lists the columns" eval 'rc 0 && has VERDICT && has PIDBITS && has .-stranded'
+nx "$P" nosuch
+t "unknown command: exit 1" rc 1
+nx "$P" vmas
+t "vmas without PID: exit 1" rc 1
+nx "$P" vmas 4242 -o START,NOPE
+t "unknown column: exit 1, named" eval 'rc 1 && has NOPE err'
+nx "$P" vmas abc
+t "invalid PID: exit 1" rc 1
+
+# --- status --------------------------------------------------------------------
+nx "$P" status
+t "status patched: golden" eval 'rc 0 && golden status-patched.txt && lines 0 err'
+nx "$P" status -J
+t "status -J patched: golden" eval 'rc 0 && golden status-patched.json'
+nx "$U" status
+t "status unpatched: one line says what is missing" eval 'rc 0 && lines 1 err && has "numab series" err && has "filter_sysctls 0/4"'
+nx "$N" status
+t "status without NUMA: one line, still prints support" eval 'rc 0 && lines 1 err && has CONFIG_NUMA err && has "numa_balancing unsupported"'
+nx "$S" status -r -o NODE
+t "status single node: one fast node" eval 'rc 0 && has "^0 true 4 fast" && hasnt "^1 "'
+nx "$M" status -r
+t "status malformed: survives" eval 'rc 0 && has "shared_ro 7 invalid"'
+
+# --- vmas ------------------------------------------------------------------------
+nx "$P" vmas 4242
+t "vmas patched: golden" eval 'rc 0 && golden vmas-patched.txt && lines 0 err'
+nx "$P" vmas -J -o START,END,SIZE,NAME,FAST,SLOW,SEQS,SCANS,VERDICT,WHY 4242
+t "vmas -J patched: golden" eval 'rc 0 && golden vmas-patched.json'
+nx "$P" vmas --stranded -r -n -o START,VERDICT 4242
+t "vmas --stranded: exactly the two stranded VMAs" eval 'rc 0 && lines 2 && has "7f3a40000000 stranded" && has "7f3a4a000000 stranded"'
+nx "$P" vmas --stranded --stale 200 -r -n -o START 4242
+t "vmas --stale 200: stale VMA no longer stranded" eval 'rc 0 && lines 1 && has 7f3a4a000000'
+nx "$P" vmas --min-size 100M -r -n -o START 4242
+t "vmas --min-size 100M" eval 'rc 0 && lines 2 && has 7f3a00000000 && has 7f3a40000000'
+nx "$P" vmas --sort slow -r -n -o START 4242
+t "vmas --sort slow: most slow memory first" eval 'rc 0 && [ "$(head -1 "$TMP/out")" = 7f3a00000000 ] && [ "$(sed -n 2p "$TMP/out")" = 7f3a40000000 ]'
+nx "$P" vmas --sort bogus 4242
+t "vmas --sort bogus: exit 1" rc 1
+nx "$P" vmas -b -r -n -o START,SIZE,SLOW 4242
+t "vmas -b: sizes in bytes" has "7f3a40000000 134217728 134217728"
+nx "$U" vmas 4242
+t "vmas unpatched: residency shown, one line says why verdict unknown" eval 'rc 0 && golden vmas-unpatched.txt && lines 1 err && has "no .*numa_vmas" err'
+nx "$N" vmas 4242 -r -n -o START,FAST,VERDICT
+t "vmas without NUMA: ranges only, one line" eval 'rc 0 && lines 9 && lines 1 err && has CONFIG_NUMA err'
+nx "$S" vmas --stranded -n 4242
+t "vmas single node: nothing stranded" eval 'rc 0 && lines 0'
+nx "$M" vmas -r -o START,FAST,VERDICT 4242
+t "vmas malformed: bad lines skipped with a warning per file" eval 'rc 0 && lines 3 err && has "maps: 3 malformed" err && has "numa_vmas: 7 malformed" err && has "7f3a40000000"'
+nx "$P" vmas 4243
+t "vmas on a process that exits mid-read: exit 5, names the file" eval 'rc 5 && has "4243/numa_maps" err && has "is gone" err'
+nx "$P" vmas 31337
+t "vmas on a missing process: exit 5" rc 5
+R=$(copy patched); echo 0 > "$R/proc/sys/kernel/numa_balancing"
+nx "$R" vmas -n -o START 4242
+t "vmas with NUMA balancing off: warns how to enable" eval 'rc 0 && has "numa_balancing=2" err'
+
+# permission errors need an unprivileged user
+R=$(copy patched); chmod 000 "$R/proc/4242/numa_maps"
+if [ "$(id -u)" != 0 ]; then
+	nx "$R" vmas 4242
+	t "vmas unreadable numa_maps: exit 3 with the fix" eval 'rc 3 && has CAP_SYS_PTRACE err'
+elif command -v setpriv >/dev/null && setpriv --reuid=65534 --regid=65534 --clear-groups test -x "$BIN" 2>/dev/null && setpriv --reuid=65534 --regid=65534 --clear-groups test -r "$R/proc/4242/maps" 2>/dev/null; then
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$BIN" --sysroot "$R" vmas 4242 > "$TMP/out" 2> "$TMP/err"; echo $? > "$TMP/rc"
+	t "vmas unreadable numa_maps (as nobody): exit 3 with the fix" eval 'rc 3 && has CAP_SYS_PTRACE err'
+else
+	skip "vmas unreadable numa_maps: exit 3" "root, and nobody cannot reach the build tree"
+fi
+
+# --- filter --------------------------------------------------------------------
+nx "$P" filter
+t "filter: golden" eval 'rc 0 && golden filter-patched.txt'
+nx "$P" filter cpuset -r -n -o NAME,SETTING
+t "filter NAME shows that filter only" eval 'rc 0 && lines 1 && has "cpuset on"'
+R=$(copy patched)
+nx "$R" filter pid=skip shared_ro=1 cpuset=off
+t "filter set by name and number" eval 'rc 0 && sysctl_is "$R" pid 1 && sysctl_is "$R" shared_ro 1 && sysctl_is "$R" cpuset 0 && sysctl_is "$R" scan_delay 1'
+nx "$R" filter --save "$TMP/saved"
+t "filter --save writes sysctl.conf syntax" eval 'rc 0 && grep -qx "kernel.numa_balancing_filter_pid = 1" "$TMP/saved"'
+nx "$R" filter --default
+t "filter --default" eval 'rc 0 && sysctl_is "$R" pid 2 && sysctl_is "$R" shared_ro 2 && sysctl_is "$R" cpuset 1'
+nx "$R" filter --restore "$TMP/saved"
+t "filter --restore" eval 'rc 0 && sysctl_is "$R" pid 1 && sysctl_is "$R" cpuset 0'
+nx "$R" filter --legacy
+t "filter --legacy: pid=1 shared_ro=1 scan_delay=1 cpuset=0" eval 'rc 0 && sysctl_is "$R" pid 1 && sysctl_is "$R" shared_ro 1 && sysctl_is "$R" scan_delay 1 && sysctl_is "$R" cpuset 0'
+nx "$R" filter pid=0 cpuset=tier
+t "filter invalid value: exit 1, nothing changed" eval 'rc 1 && sysctl_is "$R" pid 1 && has cpuset err'
+printf 'pid=2\nbogus line\n' > "$TMP/bad"
+nx "$R" filter --restore "$TMP/bad"
+t "filter --restore of a bad file: exit 1, nothing changed" eval 'rc 1 && sysctl_is "$R" pid 1 && has "line 2" err'
+nx "$R" filter --restore "$TMP/nonexistent"
+t "filter --restore of a missing file: names it" eval 'rc 4 && has nonexistent err'
+rm "$R/proc/sys/kernel/numa_balancing_filter_cpuset"; mkdir "$R/proc/sys/kernel/numa_balancing_filter_cpuset"
+nx "$R" filter pid=2 cpuset=1
+t "filter write failure rolls back the filters already set" eval '[ "$(cat "$TMP/rc")" != 0 ] && sysctl_is "$R" pid 1'
+R=$(copy unpatched-6.12)
+nx "$R" filter pid=1
+t "filter set on unpatched kernel: exit 4, says why" eval 'rc 4 && has "numab" err'
+nx "$R" filter --save "$TMP/x"
+t "filter --save on unpatched kernel: exit 4" rc 4
+
+# --- run -------------------------------------------------------------------------
+R=$(copy patched)
+nx "$R" run --filter pid=skip -f shared_ro=off -- sh -c "cat '$R/proc/sys/kernel/numa_balancing_filter_pid' '$R/proc/sys/kernel/numa_balancing_filter_shared_ro'; exit 3"
+t "run: filters changed while CMD runs" eval '[ "$(cat "$TMP/out" | tr "\n" " ")" = "1 0 " ]'
+t "run: exit status of CMD, filters restored" eval 'rc 3 && sysctl_is "$R" pid 2 && sysctl_is "$R" shared_ro 2'
+t "run: lock released and cleared" eval '[ ! -s "$R/run/numabctl.lock" ]'
+nx "$R" run --legacy -- true
+t "run --legacy: restored afterwards" eval 'rc 0 && sysctl_is "$R" cpuset 1 && sysctl_is "$R" pid 2'
+nx "$R" run -f pid=1 -- /nonexistent/cmd
+t "run of a missing command: 127, restored" eval 'rc 127 && sysctl_is "$R" pid 2'
+nx "$R" run -f pid=9 -- true
+t "run with an invalid filter: exit 1, CMD not run" eval 'rc 1 && sysctl_is "$R" pid 2'
+nx "$R" run -f pid=1
+t "run without CMD: exit 1" rc 1
+"$BIN" --sysroot "$R" run -f pid=0 -- sleep 30 > /dev/null 2>&1 &
+bg=$!
+i=0; while [ "$(cat "$R/proc/sys/kernel/numa_balancing_filter_pid")" != 0 ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+nx "$R" run -f pid=1 -- true
+t "run while another run holds the filters: exit 6" eval 'rc 6 && has "another" err && sysctl_is "$R" pid 0'
+nx "$R" filter pid=1
+t "filter while a run holds the filters: exit 6" rc 6
+kill -TERM $bg; wait $bg; st=$?
+t "run killed by SIGTERM: restores and exits 143" eval '[ $st = 143 ] && sysctl_is "$R" pid 2'
+"$BIN" --sysroot "$R" run -f cpuset=0 -- sleep 30 > /dev/null 2>&1 &
+bg=$!
+i=0; while [ "$(cat "$R/proc/sys/kernel/numa_balancing_filter_cpuset")" != 0 ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+kill -INT $bg; wait $bg; st=$?
+t "run interrupted by SIGINT: restores" eval '[ $st = 130 ] && sysctl_is "$R" cpuset 1'
+# a run that died by SIGKILL left its saved values in the lock file
+printf '# numabctl run pid 1\nkernel.numa_balancing_filter_pid = 2\n' > "$R/run/numabctl.lock"; echo 0 > "$R/proc/sys/kernel/numa_balancing_filter_pid"
+nx "$R" run -f cpuset=0 -- true
+t "run after a killed run: restores the values it left" eval 'rc 0 && sysctl_is "$R" pid 2 && has "died" err'
+R=$(copy unpatched-6.12)
+nx "$R" run -f pid=1 -- true
+t "run on unpatched kernel: exit 4, CMD not run" rc 4

@@ -1,0 +1,330 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Host unit tests of the parsers and of the per-process join, on the
+ * fixture trees.  Prints TAP ("ok N - ...") and exits 1 if any failed.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "numabctl.h"
+
+static int ntest, nfail;
+
+static void tap(bool ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%sok %d - ", ok ? "" : "not ", ++ntest);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	if (!ok)
+		nfail++;
+}
+
+#define L(s) s, strlen(s)
+
+static const char *fixtures = "tests/fixtures";
+
+static void use_fixture(const char *name)
+{
+	static char root[4096];
+
+	snprintf(root, sizeof(root), "%s/%s", fixtures, name);
+	nx_opt.sysroot = root;
+}
+
+static void test_numbers(void)
+{
+	uint64_t u = 0;
+	int64_t s = 0;
+	uint64_t a, b;
+
+	tap(nx_parse_u64(L("18446744073709551615"), 10, &u) == 0 && u == UINT64_MAX,
+	    "u64: max value parses");
+	tap(nx_parse_u64(L("18446744073709551616"), 10, &u) == -1, "u64: overflow rejected");
+	tap(nx_parse_u64(L("0x7f3a40000000"), 16, &u) == 0 && u == 0x7f3a40000000ull,
+	    "u64: hex with 0x prefix");
+	tap(nx_parse_u64("", 0, 10, &u) == -1 && nx_parse_u64(L("12a"), 10, &u) == -1,
+	    "u64: empty and garbage rejected");
+	tap(nx_parse_s64(L("-9000"), &s) == 0 && s == -9000, "s64: negative value");
+	tap(nx_parse_s64(L("-9223372036854775808"), &s) == 0 && s == INT64_MIN,
+	    "s64: INT64_MIN parses");
+	tap(nx_parse_s64(L("9223372036854775808"), &s) == -1 && nx_parse_s64(L("-"), &s) == -1,
+	    "s64: overflow and lone minus rejected");
+	tap(nx_parse_range(L("7f00-7f10"), &a, &b) == 0 && a == 0x7f00 && b == 0x7f10,
+	    "range: parses");
+	tap(nx_parse_range(L("7f10-7f00"), &a, &b) == -1 && nx_parse_range(L("7f10"), &a, &b) == -1,
+	    "range: reversed or dashless rejected");
+}
+
+static void test_nodelist(void)
+{
+	struct nx_nodemask m;
+	char buf[64];
+
+	tap(nx_parse_nodelist(L("0-1,3\n"), &m) == 0 && nx_mask_weight(&m) == 3 &&
+	    nx_mask_test(&m, 3) && !nx_mask_test(&m, 2), "nodelist: 0-1,3");
+	tap(nx_parse_nodelist(L("\n"), &m) == 0 && nx_mask_empty(&m), "nodelist: empty list");
+	tap(nx_parse_nodelist(L("0-"), &m) == -1 && nx_parse_nodelist(L("5-2"), &m) == -1 &&
+	    nx_parse_nodelist(L("1024"), &m) == -1 && nx_parse_nodelist(L("1,x"), &m) == -1,
+	    "nodelist: truncated, reversed, out of range, garbage rejected");
+	nx_parse_nodelist(L("0-2,5,7-8"), &m);
+	nx_format_nodelist(&m, buf, sizeof(buf));
+	tap(!strcmp(buf, "0-2,5,7-8"), "nodelist: formats back (%s)", buf);
+}
+
+static void test_maps(void)
+{
+	struct nx_maps_entry e;
+
+	tap(nx_parse_maps_line(L("7f3a00000000-7f3a40000000 rw-s 00000000 00:01 2049 /memfd:big (deleted)"), &e) == 0 &&
+	    e.start == 0x7f3a00000000ull && e.end == 0x7f3a40000000ull &&
+	    !strcmp(e.perms, "rw-s") && nx_span_eq(e.path, "/memfd:big (deleted)"),
+	    "maps: path with spaces kept whole");
+	tap(nx_parse_maps_line(L("7f3a40000000-7f3a48000000 rw-p 00000000 00:00 0 "), &e) == 0 &&
+	    e.path.n == 0, "maps: anonymous VMA has empty path");
+	tap(nx_parse_maps_line(L("7f3a40000000-7f3a48000000 rw-p 000"), &e) == -1 &&
+	    nx_parse_maps_line(L("zz-7f rw-p 0 0 0"), &e) == -1,
+	    "maps: truncated and garbage lines rejected");
+}
+
+static void test_numa_maps(void)
+{
+	struct nx_numa_maps_entry e;
+	struct nx_nodemask slow;
+
+	nx_parse_nodelist(L("1"), &slow);
+	tap(nx_parse_numa_maps_line(L("7f3a00000000 default file=/memfd:big\\040(deleted) dirty=3 N0=200 N1=62 kernelpagesize_kB=4"), &slow, &e) == 0 &&
+	    e.start == 0x7f3a00000000ull && e.pages_fast == 200 && e.pages_slow == 62 &&
+	    e.pagesize_kb == 4 && nx_span_eq(e.name, "/memfd:big\\040(deleted)"),
+	    "numa_maps: pages split by tier");
+	tap(nx_parse_numa_maps_line(L("7f0000000000 bind:1 huge anon=2 N1=2 kernelpagesize_kB=2048"), &slow, &e) == 0 &&
+	    e.huge && e.pages_slow == 2 && e.pagesize_kb == 2048 && nx_span_eq(e.policy, "bind:1"),
+	    "numa_maps: hugetlb page size and policy");
+	tap(nx_parse_numa_maps_line(L("7f0000000000 default N0=18446744073709551615 N2=5 Nx=1 N99999=1 newkey=abc"), &slow, &e) == 0 &&
+	    e.pages_fast == UINT64_MAX, "numa_maps: page counts saturate, bad keys tolerated");
+	tap(nx_parse_numa_maps_line(L("7f3b00001000"), &slow, &e) == -1 &&
+	    nx_parse_numa_maps_line(L("garbage default"), &slow, &e) == -1,
+	    "numa_maps: truncated and garbage lines rejected");
+}
+
+static void test_numa_vmas(void)
+{
+	struct nx_numab_mm mm;
+	struct nx_numab_vma v;
+
+	tap(nx_parse_numa_vmas_line(L("mm scan_seq=412 scan_offset=0x7f3a40000000 next_scan_ms=812"), &mm, &v) == 1 &&
+	    mm.scan_seq == 412 && mm.scan_offset == 0x7f3a40000000ull && mm.next_scan_ms == 812,
+	    "numa_vmas: mm line");
+	tap(nx_parse_numa_vmas_line(L("mm scan_offset=0x1"), &mm, &v) == -1 &&
+	    nx_parse_numa_vmas_line(L("mm scan_seq="), &mm, &v) == -1,
+	    "numa_vmas: mm line without scan_seq rejected");
+	tap(nx_parse_numa_vmas_line(L("7f3a00000000-7f3a40000000 filter=none state=ok start_seq=2 prev_seq=411 pids=0x1,0x0 pid_reset_ms=1200 next_scan_ms=-9000 promo_only=0 scans=37 promo_scans=4 pte_updates=131072 skip_delay=1 skip_seq=3 skip_pid=0 last_skip=seq_completed file=/memfd:big"), &mm, &v) == 0 &&
+	    v.start == 0x7f3a00000000ull && !strcmp(v.filter, "none") && !strcmp(v.state, "ok") &&
+	    v.prev_seq == 411 && v.pids[0] == 1 && v.next_scan_ms == -9000 && v.scans == 37 &&
+	    v.promo_scans == 4 && v.pte_updates == 131072 && !strcmp(v.last_skip, "seq_completed") &&
+	    nx_span_eq(v.name, "/memfd:big") && (v.have & NV_HAVE_SKIP_PID),
+	    "numa_vmas: full VMA line (issue 4 example)");
+	tap(nx_parse_numa_vmas_line(L("7f3a4a000000-7f3a4a021000 filter=shared_ro state=none file=/usr/lib/libc.so.6"), &mm, &v) == 0 &&
+	    !strcmp(v.filter, "shared_ro") && !(v.have & NV_HAVE_PREV_SEQ),
+	    "numa_vmas: state=none line without per-scan keys");
+	tap(nx_parse_numa_vmas_line(L("7f00-7f10 filter=none state=ok new_key=1 new_flag x=y=z anon"), &mm, &v) == 0 &&
+	    nx_span_eq(v.name, "anon"), "numa_vmas: unknown keys tolerated");
+	tap(nx_parse_numa_vmas_line(L("7f00-7f10 state=ok"), &mm, &v) == -1 &&
+	    nx_parse_numa_vmas_line(L("7f00-7f10 filter=none state=ok pids=0x1"), &mm, &v) == -1 &&
+	    nx_parse_numa_vmas_line(L("7f00-7f10 filter=none state=ok scans=99999999999999999999999"), &mm, &v) == -1 &&
+	    nx_parse_numa_vmas_line(L("7f00-7f10 filter=none sta"), &mm, &v) == -1,
+	    "numa_vmas: missing filter, bad pids, huge number, truncated line rejected");
+	tap(nx_parse_numa_vmas_line(L("7f00-7f10 filter=averyveryverylongfiltername state=ok"), &mm, &v) == 0 &&
+	    strlen(v.filter) == sizeof(v.filter) - 1, "numa_vmas: long strings truncated safely");
+}
+
+static void test_small_parsers(void)
+{
+	struct nx_span k, v;
+	uint64_t n;
+	int idx, val;
+
+	tap(nx_parse_vmstat_line(L("pgpromote_success 8192"), &k, &n) == 0 &&
+	    nx_span_eq(k, "pgpromote_success") && n == 8192, "vmstat: line");
+	tap(nx_parse_vmstat_line(L("numa_miss 1 2"), &k, &n) == -1 &&
+	    nx_parse_vmstat_line(L("numa_hit"), &k, &n) == -1, "vmstat: malformed rejected");
+	tap(nx_parse_meminfo_line(L("Node 1 MemFree:         7340032 kB"), &k, &n) == 0 &&
+	    nx_span_eq(k, "MemFree") && n == 7340032, "meminfo: per-node line");
+	tap(nx_parse_meminfo_line(L("Node 1 MemTotal: lots kB"), &k, &n) == -1, "meminfo: garbage rejected");
+	tap(nx_parse_sched_line(L("mm->numa_scan_seq                            :                  412"), &k, &v) == 0 &&
+	    nx_span_eq(k, "mm->numa_scan_seq") && nx_span_eq(v, "412"), "sched: key : value");
+	tap(nx_parse_sched_line(L("numa_faults node=0 task_private=3000 task_shared=0"), &k, &v) == 0 &&
+	    !v.p && k.n > 20, "sched: numa_faults line kept whole");
+	tap(nx_parse_sched_line(L("   "), &k, &v) == -1, "sched: blank line rejected");
+	tap(nx_parse_filter_assign(L("kernel.numa_balancing_filter_pid = 2"), &idx, &val) == 0 &&
+	    idx == 0 && val == 2, "filter: sysctl.conf syntax");
+	tap(nx_parse_filter_assign(L("shared_ro=skip"), &idx, &val) == 0 && idx == 1 && val == 1,
+	    "filter: value by name");
+	tap(nx_parse_filter_assign(L("cpuset=tier"), &idx, &val) == -1 &&
+	    nx_parse_filter_assign(L("pid=3"), &idx, &val) == -1 &&
+	    nx_parse_filter_assign(L("nosuch=1"), &idx, &val) == -1 &&
+	    nx_parse_filter_assign(L("pid"), &idx, &val) == -1,
+	    "filter: out-of-range values and unknown names rejected");
+	tap(!strcmp(nx_filter_value_name(2, 1), "on") && !strcmp(nx_filter_value_name(0, 2), "tier") &&
+	    !strcmp(nx_filter_value_name(3, 5), "invalid"), "filter: value names");
+}
+
+static void test_trace(void)
+{
+	struct nx_trace_ev ev;
+
+	tap(nx_parse_trace_line(L("  tiered-bench-4243    [001] .....   123.456789: sched_skip_vma_numa: numa_scan_offset=7F3A40000000 vm_start=7F3A4A000000 vm_end=7F3A4A021000 reason=shared_ro"), &ev) == 0 &&
+	    ev.tid == 4243 && ev.vm_start == 0x7f3a4a000000ull && ev.vm_end == 0x7f3a4a021000ull &&
+	    ev.scan_offset == 0x7f3a40000000ull && !strcmp(ev.reason, "shared_ro"),
+	    "trace: real TP_printk format");
+	tap(nx_parse_trace_line(L(" my [odd]-comm-77 [000] d..2. 1.0: sched_skip_vma_numa: numa_scan_offset=0 vm_start=1000 vm_end=2000 reason=pid_inactive"), &ev) == 0 &&
+	    ev.tid == 77, "trace: comm with spaces, brackets and dashes");
+	tap(nx_parse_trace_line(L("x-1 [000] .... 1.0: sched_move_numa: pid=1"), &ev) == -1 &&
+	    nx_parse_trace_line(L("x-1 [000] .... 1.0: sched_skip_vma_numa: vm_start=1000 vm_end=2000"), &ev) == -1 &&
+	    nx_parse_trace_line(L("x-1 [000] .... 1.0: sched_skip_vma_numa: vm_start=zz vm_end=2000 reason=a"), &ev) == -1,
+	    "trace: other events, missing reason and bad hex rejected");
+}
+
+static void test_misc(void)
+{
+	char buf[64], path[4096];
+	struct nx_span s = { "a\\040b\\", 8 };
+
+	nx_unescape(s, buf, sizeof(buf));
+	tap(!strcmp(buf, "a b\\"), "unescape: octal escape and trailing backslash");
+	nx_human_size(1073741824ull, buf, sizeof(buf));
+	tap(!strcmp(buf, "1G"), "human size: 1G");
+	nx_human_size(1258291ull, buf, sizeof(buf));
+	tap(!strcmp(buf, "1.2M"), "human size: 1.2M (%s)", buf);
+	snprintf(path, sizeof(path), "/tmp/numab-unit-%d", (int)getpid());
+	tap(nx_write_atomic(path, "hello\n", 6) == 0 && nx_read_str(path, buf, sizeof(buf)) == 0 &&
+	    !strcmp(buf, "hello"), "atomic write: content");
+	unlink(path);
+	tap(nx_write_atomic("/nonexistent-dir/x", "a", 1) == -ENOENT,
+	    "atomic write: error reported");
+	use_fixture("patched");
+	fputs("# expected error messages follow\n", stderr);
+	tap(nx_pid_error(4242, "x", ESRCH) == NX_ENOPROC, "errors: ESRCH means process gone");
+	tap(nx_pid_error(4242, "x", EACCES) == NX_EPERM, "errors: EACCES means permission");
+	tap(nx_pid_error(4242, "x", ENOENT) == NX_ENOTSUP, "errors: ENOENT of a live process means unsupported");
+	tap(nx_pid_error(4243, "x", ENOENT) == NX_ENOPROC, "errors: ENOENT of a gone process");
+}
+
+static const struct nx_vma *find(const struct nx_vmlist *l, uint64_t start)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (l->v[i].start == start)
+			return &l->v[i];
+	return NULL;
+}
+
+static void test_vmlist(void)
+{
+	struct nx_topo topo;
+	struct nx_vmlist l;
+	const struct nx_vma *v;
+	int r;
+
+	use_fixture("patched");
+	nx_topo_load(&topo);
+	tap(topo.nnodes == 2 && nx_mask_test(&topo.slow, 1) && !nx_mask_test(&topo.slow, 0) &&
+	    topo.nodes[1].tier == 90 && topo.nodes[0].total_kb == 8126464,
+	    "topo: node1 is the slow tier, meminfo read");
+	r = nx_vmlist_load(&l, 4242, &topo, 4);
+	tap(r == 0 && l.n == 9 && l.have_numab && l.mm.scan_seq == 412, "vmlist: patched loads 9 VMAs");
+	v = find(&l, 0x7f3a40000000ull);
+	tap(v && !strcmp(v->verdict, "stranded") && v->slow_bytes == 32768ull * 4096,
+	    "vmlist: stale anon VMA on slow tier is stranded");
+	v = find(&l, 0x7f3a4a000000ull);
+	tap(v && !strcmp(v->verdict, "stranded") && strstr(v->why, "shared_ro"),
+	    "vmlist: shared_ro-filtered VMA with slow pages is stranded");
+	v = find(&l, 0x7f3a4b000000ull);
+	tap(v && !strcmp(v->verdict, "skipped"), "vmlist: filtered VMA without slow pages is skipped");
+	v = find(&l, 0x7f3a00000000ull);
+	tap(v && !strcmp(v->verdict, "ok") && v->name && !strcmp(v->name, "/memfd:big (deleted)"),
+	    "vmlist: recently scanned VMA is ok, name from maps");
+	v = find(&l, 0xffffffffff600000ull);
+	tap(v && !strcmp(v->verdict, "unknown") && !v->in_numa_maps, "vmlist: vsyscall not in numa_vmas");
+	nx_vmlist_free(&l);
+	r = nx_vmlist_load(&l, 4242, &topo, 200);
+	v = find(&l, 0x7f3a40000000ull);
+	tap(r == 0 && v && !strcmp(v->verdict, "ok"), "vmlist: --stale threshold respected");
+	nx_vmlist_free(&l);
+	tap(nx_vmlist_load(&l, 4243, &topo, 4) == NX_ENOPROC, "vmlist: process exiting mid-read");
+	tap(nx_vmlist_load(&l, 31337, &topo, 4) == NX_ENOPROC, "vmlist: no such process");
+	nx_topo_free(&topo);
+
+	use_fixture("unpatched-6.12");
+	nx_topo_load(&topo);
+	r = nx_vmlist_load(&l, 4242, &topo, 4);
+	tap(r == 0 && !l.have_numab && l.have_numa_maps && strstr(l.missing, "numa_vmas") &&
+	    !strcmp(l.v[3].verdict, "unknown") && l.v[3].slow_bytes == 32768ull * 4096,
+	    "vmlist: unpatched kernel gives residency, verdict unknown");
+	nx_vmlist_free(&l);
+	nx_topo_free(&topo);
+
+	use_fixture("single-node");
+	nx_topo_load(&topo);
+	r = nx_vmlist_load(&l, 4242, &topo, 4);
+	v = find(&l, 0x7f3a40000000ull);
+	tap(r == 0 && nx_mask_empty(&topo.slow) && v && v->slow_bytes == 0 &&
+	    !strcmp(v->verdict, "ok"), "vmlist: single node has no slow tier, nothing stranded");
+	nx_vmlist_free(&l);
+	nx_topo_free(&topo);
+
+	use_fixture("malformed");
+	nx_topo_load(&topo);
+	r = nx_vmlist_load(&l, 4242, &topo, 4);
+	tap(r == 0 && l.bad_lines >= 10 && l.n == 11, "vmlist: malformed lines skipped and counted (%lu)",
+	    l.bad_lines);
+	nx_vmlist_free(&l);
+	nx_topo_free(&topo);
+
+	use_fixture("no-numab");
+	nx_topo_load(&topo);
+	r = nx_vmlist_load(&l, 4242, &topo, 4);
+	tap(r == 0 && !topo.have_nodes && !l.have_numa_maps && l.n == 9 && l.missing[0],
+	    "vmlist: kernel without NUMA lists ranges only");
+	nx_vmlist_free(&l);
+	nx_topo_free(&topo);
+}
+
+static void test_filters(void)
+{
+	struct nx_filters_state st;
+
+	use_fixture("patched");
+	nx_filters_read(&st);
+	tap(st.present == 4 && st.val[0] == 2 && st.val[3] == 1, "filters: read from sysctls");
+	use_fixture("unpatched-6.12");
+	nx_filters_read(&st);
+	tap(st.present == 0 && st.val[0] == -1, "filters: absent on unpatched kernel");
+	tap(nx_numa_balancing_mode() == 2, "mode: memory tiering");
+	use_fixture("no-numab");
+	tap(nx_numa_balancing_mode() == -1 && !strcmp(nx_mode_name(-1), "unsupported"),
+	    "mode: absent without NUMA balancing");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 1)
+		fixtures = argv[1];
+	test_numbers();
+	test_nodelist();
+	test_maps();
+	test_numa_maps();
+	test_numa_vmas();
+	test_small_parsers();
+	test_trace();
+	test_misc();
+	test_vmlist();
+	test_filters();
+	printf("1..%d\n", ntest);
+	return nfail ? 1 : 0;
+}

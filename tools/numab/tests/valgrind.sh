@@ -1,0 +1,33 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Unit tests and a few numabctl runs under valgrind; TAP output.
+# Usage: tests/valgrind.sh UNIT_BINARY NUMABCTL_BINARY   (from tools/numab)
+UNIT=$1 BIN=$2 FIX=tests/fixtures
+n=0; failed=0
+if ! command -v valgrind > /dev/null; then
+	echo "ok 1 - valgrind # SKIP valgrind is not installed (apt-get install valgrind)"
+	echo "1..1"; echo "0 passed, 0 failed, 1 skipped"
+	exit 0
+fi
+LOG=$(mktemp)
+trap 'rm -f "$LOG"' EXIT
+vg() {
+	d=$1; shift
+	n=$((n + 1))
+	if valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
+		"$@" > /dev/null 2> "$LOG"; [ $? -ne 99 ] && ! grep -q '^==[0-9]*==' "$LOG"; then
+		echo "ok $n - valgrind: $d"
+	else
+		failed=$((failed + 1)); echo "not ok $n - valgrind: $d"; sed 's/^/# /' "$LOG"
+	fi
+}
+vg "unit tests" "$UNIT" "$FIX"
+for fx in patched unpatched-6.12 no-numab single-node malformed; do
+	vg "status on $fx" "$BIN" --sysroot "$FIX/$fx" status -J
+	vg "vmas on $fx" "$BIN" --sysroot "$FIX/$fx" vmas -o +WHY,SCANS,PIDBITS 4242
+done
+vg "vmas on an exiting process" "$BIN" --sysroot "$FIX/patched" vmas 4243
+vg "filter" "$BIN" --sysroot "$FIX/patched" filter -J
+echo "1..$n"
+echo "$((n - failed)) passed, $failed failed, 0 skipped"
+[ $failed -eq 0 ]

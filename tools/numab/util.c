@@ -1,0 +1,294 @@
+// SPDX-License-Identifier: GPL-2.0
+/* sysroot-aware file access, error reporting and small helpers */
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "numabctl.h"
+
+struct nx_opts nx_opt = { .sysroot = "" };
+
+void nx_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("numabctl: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+int nx_path(char *buf, size_t sz, const char *fmt, ...)
+{
+	size_t off;
+	va_list ap;
+	int n;
+
+	n = snprintf(buf, sz, "%s", nx_opt.sysroot);
+	if (n < 0 || (size_t)n >= sz)
+		return -ENAMETOOLONG;
+	off = (size_t)n;
+	va_start(ap, fmt);
+	n = vsnprintf(buf + off, sz - off, fmt, ap);
+	va_end(ap);
+	return n < 0 || (size_t)n >= sz - off ? -ENAMETOOLONG : 0;
+}
+
+int nx_read_str(const char *path, char *buf, size_t sz)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sz - 1);
+	if (n < 0) {
+		int e = errno;
+
+		close(fd);
+		return -e;
+	}
+	close(fd);
+	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+		n--;
+	buf[n] = '\0';
+	return 0;
+}
+
+int nx_read_long(const char *path, long *v)
+{
+	char buf[64], *end;
+	int r = nx_read_str(path, buf, sizeof(buf));
+
+	if (r)
+		return r;
+	errno = 0;
+	*v = strtol(buf, &end, 10);
+	if (errno || end == buf || *end)
+		return -EINVAL;
+	return 0;
+}
+
+int nx_write_long(const char *path, long v)
+{
+	char buf[32];
+	int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	int n = snprintf(buf, sizeof(buf), "%ld\n", v);
+	ssize_t w;
+
+	if (fd < 0)
+		return -errno;
+	w = write(fd, buf, (size_t)n);
+	if (w != n) {
+		int e = w < 0 ? errno : EIO;
+
+		close(fd);
+		return -e;
+	}
+	return close(fd) ? -errno : 0;
+}
+
+bool nx_exists(const char *path)
+{
+	return access(path, F_OK) == 0;
+}
+
+int nx_file_error(const char *path, int err)
+{
+	if (err < 0)
+		err = -err;
+	switch (err) {
+	case EACCES:
+	case EPERM:
+		nx_warn("%s: permission denied: run as root or with CAP_SYS_PTRACE "
+			"(debugfs/tracefs need root)", path);
+		return NX_EPERM;
+	case ENOENT:
+		nx_warn("%s: not found: this kernel does not provide it", path);
+		return NX_ENOTSUP;
+	default:
+		nx_warn("%s: %s", path, strerror(err));
+		return NX_ERUNTIME;
+	}
+}
+
+int nx_pid_error(pid_t pid, const char *path, int err)
+{
+	char dir[4096];
+
+	if (err < 0)
+		err = -err;
+	nx_path(dir, sizeof(dir), "/proc/%d/status", (int)pid);
+	if (err == ESRCH || ((err == ENOENT || err == EINVAL) && !nx_exists(dir))) {
+		nx_warn("%s: %s: process %d is gone (it exited, or never existed); "
+			"check the PID", path, strerror(err), (int)pid);
+		return NX_ENOPROC;
+	}
+	return nx_file_error(path, err);
+}
+
+int nx_parse_pid(const char *s, pid_t *pid)
+{
+	uint64_t v;
+
+	if (!s || nx_parse_u64(s, strlen(s), 10, &v) || v == 0 || v > 0x3fffffff) {
+		nx_warn("invalid PID '%s'", s ? s : "");
+		return -1;
+	}
+	*pid = (pid_t)v;
+	return 0;
+}
+
+int nx_parse_seconds(const char *s, double *sec)
+{
+	char *end;
+
+	errno = 0;
+	*sec = strtod(s, &end);
+	if (errno || end == s || *end || !isfinite(*sec) || *sec < 0 || *sec > 86400.0) {
+		nx_warn("invalid number of seconds '%s' (0..86400)", s);
+		return -1;
+	}
+	return 0;
+}
+
+void nx_human_size(uint64_t bytes, char *buf, size_t sz)
+{
+	static const char units[] = "BKMGTPE";
+	double v = (double)bytes;
+	int u = 0;
+
+	while (v >= 1024.0 && u < 6) {
+		v /= 1024.0;
+		u++;
+	}
+	if (u == 0)
+		snprintf(buf, sz, "%lluB", (unsigned long long)bytes);
+	else if (v < 10.0 && v != (double)(uint64_t)v)
+		snprintf(buf, sz, "%.1f%c", v, units[u]);
+	else
+		snprintf(buf, sz, "%.0f%c", v, units[u]);
+}
+
+int nx_write_atomic(const char *path, const char *data, size_t len)
+{
+	char tmp[4096];
+	size_t off = 0;
+	int fd, e;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path) >= (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	fd = mkstemp(tmp);
+	if (fd < 0)
+		return -errno;
+	while (off < len) {
+		ssize_t w = write(fd, data + off, len - off);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			goto fail;
+		}
+		off += (size_t)w;
+	}
+	if (fchmod(fd, 0644) || fsync(fd))
+		goto fail;
+	if (close(fd)) {
+		fd = -1;
+		goto fail;
+	}
+	if (rename(tmp, path)) {
+		fd = -1;
+		goto fail;
+	}
+	return 0;
+fail:
+	e = errno;
+	if (fd >= 0)
+		close(fd);
+	unlink(tmp);
+	return -e;
+}
+
+int nx_for_each_line(const char *path, nx_line_fn fn, void *priv)
+{
+	FILE *f = fopen(path, "re");
+	char *line = NULL;
+	size_t cap = 0;
+	unsigned long no = 0;
+	ssize_t n;
+	int r = 0;
+
+	if (!f)
+		return -errno;
+	errno = 0;
+	while ((n = getline(&line, &cap, f)) >= 0) {
+		if (n > 0 && line[n - 1] == '\n')
+			n--;
+		r = fn(priv, line, (size_t)n, ++no);
+		if (r)
+			break;
+		errno = 0;
+	}
+	if (!r && ferror(f))
+		r = errno ? -errno : -EIO;
+	free(line);
+	fclose(f);
+	return r;
+}
+
+double nx_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+void nx_sleep(double sec)
+{
+	struct timespec ts;
+
+	if (sec <= 0)
+		return;
+	ts.tv_sec = (time_t)sec;
+	ts.tv_nsec = (long)((sec - (double)ts.tv_sec) * 1e9);
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+int nx_common_opt(int c, const char *arg)
+{
+	switch (c) {
+	case 'S': nx_opt.sysroot = arg; return 0;
+	case 'J': nx_opt.json = true; return 0;
+	case 'r': nx_opt.raw = true; return 0;
+	case 'n': nx_opt.noheadings = true; return 0;
+	case 'o': nx_opt.columns = arg; return 0;
+	case 'b': nx_opt.bytes = true; return 0;
+	case 'h': return 1;
+	default: return -1;
+	}
+}
+
+int nx_opt_other(int c, const char *arg, void (*usage)(FILE *))
+{
+	int r = nx_common_opt(c, arg);
+
+	if (r == 0)
+		return -1;
+	if (r == 1) {
+		usage(stdout);
+		return NX_OK;
+	}
+	usage(stderr);
+	return NX_EUSAGE;
+}

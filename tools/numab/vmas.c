@@ -1,0 +1,277 @@
+// SPDX-License-Identifier: GPL-2.0
+/* numabctl vmas PID: per-VMA scan state, tier residency and verdict */
+#include <stdlib.h>
+#include <string.h>
+
+#include "numabctl.h"
+
+enum {
+	VC_START, VC_END, VC_SIZE, VC_PERMS, VC_NAME, VC_FAST, VC_SLOW, VC_SLOWPCT,
+	VC_FILTER, VC_STATE, VC_SEQS, VC_START_SEQ, VC_PREV_SEQ, VC_PIDBITS,
+	VC_PROMO_ONLY, VC_SCANS, VC_PROMO_SCANS, VC_PTE_UPDATES, VC_SKIP_DELAY,
+	VC_SKIP_SEQ, VC_SKIP_PID, VC_LAST_SKIP, VC_NEXT_SCAN, VC_VERDICT, VC_WHY,
+};
+
+#define NUM(n, h) { n, 4, SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER, h }
+const struct nx_colspec nx_vma_cols[] = {
+	[VC_START] = { "START", 12, 0, SCOLS_JSON_STRING, "first address (hex)" },
+	[VC_END] = { "END", 12, 0, SCOLS_JSON_STRING, "end address (hex, exclusive)" },
+	[VC_SIZE] = NUM("SIZE", "size of the VMA"),
+	[VC_PERMS] = { "PERMS", 4, 0, SCOLS_JSON_STRING, "permissions from maps" },
+	[VC_NAME] = { "NAME", 0.3, SCOLS_FL_TRUNC, SCOLS_JSON_STRING, "mapped file, [heap], [stack], ..." },
+	[VC_FAST] = NUM("FAST", "resident in the fast (top) tier"),
+	[VC_SLOW] = NUM("SLOW", "resident in slower tiers"),
+	[VC_SLOWPCT] = NUM("SLOW%", "slow share of the resident memory"),
+	[VC_FILTER] = { "FILTER", 6, 0, SCOLS_JSON_STRING, "static filter that applies (none, shared_ro, ...)" },
+	[VC_STATE] = { "STATE", 4, 0, SCOLS_JSON_STRING, "ok, or none if never visited by the scanner" },
+	[VC_SEQS] = NUM("SEQS", "scan sequences since the last full scan"),
+	[VC_START_SEQ] = NUM("START_SEQ", "scan sequence the VMA was first seen"),
+	[VC_PREV_SEQ] = NUM("PREV_SEQ", "scan sequence of the last full scan"),
+	[VC_PIDBITS] = NUM("PIDBITS", "bits set in the active-PID masks"),
+	[VC_PROMO_ONLY] = NUM("PONLY", "1 if scanned for promotion only"),
+	[VC_SCANS] = NUM("SCANS", "completed full scans"),
+	[VC_PROMO_SCANS] = NUM("PSCANS", "completed promotion-only scans"),
+	[VC_PTE_UPDATES] = NUM("PTES", "PTEs made PROT_NONE by scans"),
+	[VC_SKIP_DELAY] = NUM("SKIP_DELAY", "skips for scan_delay"),
+	[VC_SKIP_SEQ] = NUM("SKIP_SEQ", "skips for seq_completed"),
+	[VC_SKIP_PID] = NUM("SKIP_PID", "skips for pid_inactive"),
+	[VC_LAST_SKIP] = { "LAST_SKIP", 8, 0, SCOLS_JSON_STRING, "last skip reason" },
+	[VC_NEXT_SCAN] = NUM("NEXT_MS", "ms to the next allowed scan (negative: due)"),
+	[VC_VERDICT] = { "VERDICT", 8, 0, SCOLS_JSON_STRING, "ok, stranded, skipped, unscanned, unknown" },
+	[VC_WHY] = { "WHY", 0.2, 0, SCOLS_JSON_STRING, "reason for the verdict" },
+};
+const size_t nx_vma_ncols = sizeof(nx_vma_cols) / sizeof(nx_vma_cols[0]);
+
+static void set_u64(struct nx_table *t, struct libscols_line *ln, int col,
+		    const struct nx_numab_vma *n, unsigned int bit, uint64_t v)
+{
+	if (n->have & bit)
+		nx_table_set(t, ln, col, "%llu", (unsigned long long)v);
+	else if (nx_opt.json)
+		nx_table_set(t, ln, col, "null");
+}
+
+static void vma_row(struct nx_table *t, const struct nx_vmlist *l, const struct nx_vma *v)
+{
+	struct libscols_line *ln = nx_table_line(t);
+	const struct nx_numab_vma *n = &v->nv;
+	uint64_t res = v->fast_bytes + v->slow_bytes;
+
+	nx_table_set(t, ln, VC_START, "%llx", (unsigned long long)v->start);
+	nx_table_set(t, ln, VC_END, "%llx", (unsigned long long)v->end);
+	nx_table_size(t, ln, VC_SIZE, v->end - v->start);
+	nx_table_set(t, ln, VC_PERMS, "%s", v->perms);
+	nx_table_set(t, ln, VC_NAME, "%s", v->name ? v->name : "");
+	if (v->in_numa_maps) {
+		nx_table_size(t, ln, VC_FAST, v->fast_bytes);
+		nx_table_size(t, ln, VC_SLOW, v->slow_bytes);
+		nx_table_set(t, ln, VC_SLOWPCT, "%.1f",
+			     res ? 100.0 * (double)v->slow_bytes / (double)res : 0.0);
+	} else if (nx_opt.json) {
+		nx_table_set(t, ln, VC_FAST, "null");
+		nx_table_set(t, ln, VC_SLOW, "null");
+		nx_table_set(t, ln, VC_SLOWPCT, "null");
+	}
+	if (v->in_numab) {
+		nx_table_set(t, ln, VC_FILTER, "%s", n->filter);
+		nx_table_set(t, ln, VC_STATE, "%s", n->state);
+		if ((n->have & NV_HAVE_PREV_SEQ) && (l->mm.have & MM_HAVE_SEQ) &&
+		    l->mm.scan_seq >= n->prev_seq)
+			nx_table_set(t, ln, VC_SEQS, "%llu",
+				     (unsigned long long)(l->mm.scan_seq - n->prev_seq));
+		else if (nx_opt.json)
+			nx_table_set(t, ln, VC_SEQS, "null");
+		set_u64(t, ln, VC_START_SEQ, n, NV_HAVE_START_SEQ, n->start_seq);
+		set_u64(t, ln, VC_PREV_SEQ, n, NV_HAVE_PREV_SEQ, n->prev_seq);
+		set_u64(t, ln, VC_PIDBITS, n, NV_HAVE_PIDS,
+			(uint64_t)(__builtin_popcountll(n->pids[0]) +
+				   __builtin_popcountll(n->pids[1])));
+		set_u64(t, ln, VC_PROMO_ONLY, n, NV_HAVE_PROMO_ONLY, n->promo_only);
+		set_u64(t, ln, VC_SCANS, n, NV_HAVE_SCANS, n->scans);
+		set_u64(t, ln, VC_PROMO_SCANS, n, NV_HAVE_PROMO_SCANS, n->promo_scans);
+		set_u64(t, ln, VC_PTE_UPDATES, n, NV_HAVE_PTE_UPDATES, n->pte_updates);
+		set_u64(t, ln, VC_SKIP_DELAY, n, NV_HAVE_SKIP_DELAY, n->skip_delay);
+		set_u64(t, ln, VC_SKIP_SEQ, n, NV_HAVE_SKIP_SEQ, n->skip_seq);
+		set_u64(t, ln, VC_SKIP_PID, n, NV_HAVE_SKIP_PID, n->skip_pid);
+		nx_table_set(t, ln, VC_LAST_SKIP, "%s", n->last_skip);
+		if (n->have & NV_HAVE_NEXT_SCAN)
+			nx_table_set(t, ln, VC_NEXT_SCAN, "%lld", (long long)n->next_scan_ms);
+		else if (nx_opt.json)
+			nx_table_set(t, ln, VC_NEXT_SCAN, "null");
+	}
+	if (!strcmp(v->verdict, "skipped"))
+		nx_table_set(t, ln, VC_VERDICT, "skipped:%s", n->filter);
+	else
+		nx_table_set(t, ln, VC_VERDICT, "%s", v->verdict);
+	nx_table_set(t, ln, VC_WHY, "%s", v->why);
+}
+
+int nx_vmas_table(struct nx_table *t, const struct nx_vmlist *l,
+		  const char *cols, const char *name, bool stranded_only,
+		  uint64_t min_size)
+{
+	const char *saved = nx_opt.columns;
+	int r;
+
+	nx_opt.columns = cols;
+	r = nx_table_init(t, name, nx_vma_cols, nx_vma_ncols, NX_VMA_DEFAULT_COLS);
+	nx_opt.columns = saved;
+	if (r)
+		return r;
+	for (size_t i = 0; i < l->n; i++) {
+		const struct nx_vma *v = &l->v[i];
+
+		if (stranded_only && strcmp(v->verdict, "stranded"))
+			continue;
+		if (v->end - v->start < min_size)
+			continue;
+		vma_row(t, l, v);
+	}
+	return 0;
+}
+
+static const char *const sort_keys[] = { "start", "size", "slow", "fast", "seqs", "scans" };
+static int sort_key;
+static uint64_t sort_scan_seq;
+
+static uint64_t key_of(const struct nx_vma *v)
+{
+	switch (sort_key) {
+	case 1: return v->end - v->start;
+	case 2: return v->slow_bytes;
+	case 3: return v->fast_bytes;
+	case 4: return v->in_numab && sort_scan_seq >= v->nv.prev_seq ?
+		       sort_scan_seq - v->nv.prev_seq : 0;
+	case 5: return v->nv.scans;
+	default: return v->start;
+	}
+}
+
+/* start sorts ascending, everything else descending (largest first) */
+static int cmp_sort(const void *a, const void *b)
+{
+	uint64_t x = key_of(a), y = key_of(b);
+	int c = x < y ? -1 : x > y;
+
+	return sort_key ? -c : c;
+}
+
+static int parse_size(const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned long long v = strtoull(s, &end, 10);
+	int shift = 0;
+
+	if (end == s || *s == '-')
+		return -1;
+	switch (*end) {
+	case 'k': case 'K': shift = 10; end++; break;
+	case 'm': case 'M': shift = 20; end++; break;
+	case 'g': case 'G': shift = 30; end++; break;
+	case 't': case 'T': shift = 40; end++; break;
+	}
+	if (*end == 'i' && shift)
+		end++;
+	if (*end == 'B')
+		end++;
+	if (*end || v > (UINT64_MAX >> shift))
+		return -1;
+	*out = (uint64_t)v << shift;
+	return 0;
+}
+
+static void vmas_usage(FILE *out)
+{
+	fputs("Usage: numabctl vmas [OPTIONS] PID\n\n"
+	      "One row per VMA of PID, joining /proc/PID/numa_vmas with numa_maps and\n"
+	      "maps: residency per tier, scan state and a verdict.  A VMA is 'stranded'\n"
+	      "when it has pages on a slow tier and a filter skips it, it was never\n"
+	      "scanned, or its last full scan is --stale sequences old.\n\n"
+	      "  -s, --stranded      only stranded VMAs\n"
+	      "  -m, --min-size SIZE only VMAs of at least SIZE (K, M, G suffixes)\n"
+	      "      --sort KEY      start (default), size, slow, fast, seqs, scans\n"
+	      "      --stale N       sequences without a scan that make a VMA stranded\n"
+	      "                      (default 4)\n", out);
+	nx_print_columns_help(out, nx_vma_cols, nx_vma_ncols);
+}
+
+int cmd_vmas(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		NX_COMMON_LONGOPTS,
+		{ "stranded", no_argument, NULL, 's' },
+		{ "min-size", required_argument, NULL, 'm' },
+		{ "sort", required_argument, NULL, 'O' },
+		{ "stale", required_argument, NULL, 'T' },
+		{ NULL, 0, NULL, 0 },
+	};
+	bool stranded = false;
+	uint64_t min_size = 0, stale = 4;
+	struct nx_vmlist l;
+	struct nx_topo topo;
+	struct nx_table t;
+	pid_t pid;
+	int c, r;
+
+	sort_key = 0;
+	while ((c = getopt_long(argc, argv, "sm:" NX_COMMON_SHORTOPTS, lo, NULL)) != -1) {
+		switch (c) {
+		case 's': stranded = true; break;
+		case 'm':
+			if (parse_size(optarg, &min_size)) {
+				nx_warn("invalid size '%s'", optarg);
+				return NX_EUSAGE;
+			}
+			break;
+		case 'O':
+			sort_key = -1;
+			for (size_t i = 0; i < sizeof(sort_keys) / sizeof(sort_keys[0]); i++)
+				if (!strcasecmp(optarg, sort_keys[i]))
+					sort_key = (int)i;
+			if (sort_key < 0) {
+				nx_warn("invalid sort key '%s' (start, size, slow, fast, seqs, scans)",
+					optarg);
+				return NX_EUSAGE;
+			}
+			break;
+		case 'T':
+			if (nx_parse_u64(optarg, strlen(optarg), 10, &stale) || stale > 1u << 30) {
+				nx_warn("invalid --stale '%s'", optarg);
+				return NX_EUSAGE;
+			}
+			break;
+		default:
+			r = nx_opt_other(c, optarg, vmas_usage);
+			if (r >= 0)
+				return r;
+		}
+	}
+	if (optind + 1 != argc) {
+		vmas_usage(stderr);
+		return NX_EUSAGE;
+	}
+	if (nx_parse_pid(argv[optind], &pid))
+		return NX_EUSAGE;
+	if (nx_topo_load(&topo))
+		return NX_ERUNTIME;
+	r = nx_vmlist_load(&l, pid, &topo, (unsigned int)stale);
+	nx_topo_free(&topo);
+	if (r)
+		return r;
+	if (l.missing[0])
+		nx_warn("%s", l.missing);
+	if (nx_numa_balancing_mode() == 0)
+		nx_warn("NUMA balancing is off (kernel.numa_balancing=0): nothing is "
+			"scanned or promoted; enable with 'sysctl kernel.numa_balancing=2'");
+	if (sort_key) {
+		sort_scan_seq = l.mm.scan_seq;
+		qsort(l.v, l.n, sizeof(*l.v), cmp_sort);
+	}
+	r = nx_vmas_table(&t, &l, nx_opt.columns, "vmas", stranded, min_size);
+	if (!r) {
+		nx_table_print(&t, stdout);
+		nx_table_free(&t);
+	}
+	nx_vmlist_free(&l);
+	return r ? NX_EUSAGE : NX_OK;
+}

@@ -1,0 +1,345 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * One process's VMAs: /proc/<pid>/maps joined with numa_maps and numa_vmas
+ * by start address.  Each file is streamed once into an array, the arrays
+ * are sorted if the kernel did not already emit them in order, and merged
+ * in one linear pass.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "numabctl.h"
+
+struct nm_rec {
+	uint64_t start, fast, slow;
+	char *name;
+};
+
+struct nv_rec {
+	struct nx_numab_vma v;
+	char *name;
+};
+
+struct loader {
+	struct nx_vmlist *l;
+	const struct nx_topo *topo;
+	struct nm_rec *nm;
+	struct nv_rec *nv;
+	size_t nnm, nnv, cap_nm, cap_nv, cap_v;
+	unsigned long bad, first_bad;
+};
+
+static int grow(void **arr, size_t *cap, size_t n, size_t elem)
+{
+	void *p;
+	size_t nc;
+
+	if (n < *cap)
+		return 0;
+	nc = *cap ? *cap * 2 : 64;
+	p = realloc(*arr, nc * elem);
+	if (!p)
+		return -ENOMEM;
+	*arr = p;
+	*cap = nc;
+	return 0;
+}
+
+static char *span_dup(struct nx_span s)
+{
+	char *buf;
+
+	if (!s.p || !s.n)
+		return NULL;
+	buf = malloc(s.n + 1);
+	if (buf)
+		nx_unescape(s, buf, s.n + 1);
+	return buf;
+}
+
+static void bad_line(struct loader *ld, unsigned long no)
+{
+	if (!ld->bad++)
+		ld->first_bad = no;
+	ld->l->bad_lines++;
+}
+
+static int maps_line(void *priv, const char *line, size_t len, unsigned long no)
+{
+	struct loader *ld = priv;
+	struct nx_vmlist *l = ld->l;
+	struct nx_maps_entry e;
+	struct nx_vma *v;
+
+	if (nx_parse_maps_line(line, len, &e)) {
+		bad_line(ld, no);
+		return 0;
+	}
+	if (grow((void **)&l->v, &ld->cap_v, l->n, sizeof(*l->v)))
+		return -ENOMEM;
+	v = &l->v[l->n++];
+	memset(v, 0, sizeof(*v));
+	v->start = e.start;
+	v->end = e.end;
+	memcpy(v->perms, e.perms, sizeof(v->perms));
+	v->name = span_dup(e.path);
+	v->in_maps = true;
+	return 0;
+}
+
+static int numa_maps_line(void *priv, const char *line, size_t len, unsigned long no)
+{
+	struct loader *ld = priv;
+	struct nx_numa_maps_entry e;
+	struct nm_rec *r;
+
+	if (nx_parse_numa_maps_line(line, len, &ld->topo->slow, &e)) {
+		bad_line(ld, no);
+		return 0;
+	}
+	if (grow((void **)&ld->nm, &ld->cap_nm, ld->nnm, sizeof(*ld->nm)))
+		return -ENOMEM;
+	r = &ld->nm[ld->nnm++];
+	r->start = e.start;
+	/* saturate: a malformed page count must not wrap around */
+	r->fast = e.pages_fast > UINT64_MAX / 1024 / e.pagesize_kb ? UINT64_MAX :
+		  e.pages_fast * e.pagesize_kb * 1024;
+	r->slow = e.pages_slow > UINT64_MAX / 1024 / e.pagesize_kb ? UINT64_MAX :
+		  e.pages_slow * e.pagesize_kb * 1024;
+	r->name = span_dup(e.name);
+	return 0;
+}
+
+static int numa_vmas_line(void *priv, const char *line, size_t len, unsigned long no)
+{
+	struct loader *ld = priv;
+	struct nx_numab_mm mm;
+	struct nx_numab_vma v;
+	struct nv_rec *r;
+	int t = nx_parse_numa_vmas_line(line, len, &mm, &v);
+
+	if (t < 0) {
+		bad_line(ld, no);
+		return 0;
+	}
+	if (t == 1) {
+		ld->l->mm = mm;
+		return 0;
+	}
+	if (grow((void **)&ld->nv, &ld->cap_nv, ld->nnv, sizeof(*ld->nv)))
+		return -ENOMEM;
+	r = &ld->nv[ld->nnv++];
+	r->v = v;
+	r->name = span_dup(v.name);
+	r->v.name.p = NULL;
+	r->v.name.n = 0;
+	return 0;
+}
+
+static int cmp_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? -1 : a > b;
+}
+
+static int cmp_vma(const void *a, const void *b)
+{
+	return cmp_u64(((const struct nx_vma *)a)->start, ((const struct nx_vma *)b)->start);
+}
+
+static int cmp_nm(const void *a, const void *b)
+{
+	return cmp_u64(((const struct nm_rec *)a)->start, ((const struct nm_rec *)b)->start);
+}
+
+static int cmp_nv(const void *a, const void *b)
+{
+	return cmp_u64(((const struct nv_rec *)a)->v.start, ((const struct nv_rec *)b)->v.start);
+}
+
+/* sort only when needed: the kernel prints in address order */
+#define SORT_IF_NEEDED(arr, n, key, cmp) do {				\
+	for (size_t i_ = 1; i_ < (n); i_++)				\
+		if ((arr)[i_ - 1].key > (arr)[i_].key) {		\
+			qsort((arr), (n), sizeof(*(arr)), (cmp));	\
+			break;						\
+		}							\
+} while (0)
+
+/* Without maps (or for VMAs maps lacks) numa_vmas provides the ranges. */
+static int add_from_numab(struct loader *ld)
+{
+	struct nx_vmlist *l = ld->l;
+
+	for (size_t i = 0; i < ld->nnv; i++) {
+		struct nx_vma *v;
+
+		if (grow((void **)&l->v, &ld->cap_v, l->n, sizeof(*l->v)))
+			return -ENOMEM;
+		v = &l->v[l->n++];
+		memset(v, 0, sizeof(*v));
+		v->start = ld->nv[i].v.start;
+		v->end = ld->nv[i].v.end;
+		strcpy(v->perms, "----");
+		v->name = ld->nv[i].name;
+		ld->nv[i].name = NULL;
+	}
+	return 0;
+}
+
+static void merge(struct loader *ld)
+{
+	struct nx_vmlist *l = ld->l;
+	size_t a = 0, b = 0;
+
+	for (size_t i = 0; i < l->n; i++) {
+		struct nx_vma *v = &l->v[i];
+
+		while (a < ld->nnm && ld->nm[a].start < v->start)
+			a++;
+		if (a < ld->nnm && ld->nm[a].start == v->start) {
+			v->in_numa_maps = true;
+			v->fast_bytes = ld->nm[a].fast;
+			v->slow_bytes = ld->nm[a].slow;
+			if (!v->name) {
+				v->name = ld->nm[a].name;
+				ld->nm[a].name = NULL;
+			}
+		}
+		while (b < ld->nnv && ld->nv[b].v.start < v->start)
+			b++;
+		if (b < ld->nnv && ld->nv[b].v.start == v->start) {
+			v->in_numab = true;
+			v->nv = ld->nv[b].v;
+			if (!v->name) {
+				v->name = ld->nv[b].name;
+				ld->nv[b].name = NULL;
+			}
+		}
+	}
+}
+
+static void verdict(struct nx_vma *v, const struct nx_vmlist *l, unsigned int stale)
+{
+	const struct nx_numab_vma *n = &v->nv;
+	bool slow = v->slow_bytes > 0;
+	uint64_t seqs;
+
+	v->why[0] = '\0';
+	if (!l->have_numab || !v->in_numab) {
+		v->verdict = "unknown";
+		snprintf(v->why, sizeof(v->why), "%s",
+			 l->have_numab ? "not in numa_vmas" : "no numa_vmas");
+		return;
+	}
+	if (strcmp(n->filter, "none")) {
+		v->verdict = slow ? "stranded" : "skipped";
+		snprintf(v->why, sizeof(v->why), "filter=%s", n->filter);
+		return;
+	}
+	if (strcmp(n->state, "ok")) {
+		bool old = (l->mm.have & MM_HAVE_SEQ) && l->mm.scan_seq >= stale;
+
+		v->verdict = slow && old ? "stranded" : "unscanned";
+		snprintf(v->why, sizeof(v->why), "never scanned (state=%s)", n->state);
+		return;
+	}
+	seqs = (n->have & NV_HAVE_PREV_SEQ) && l->mm.scan_seq >= n->prev_seq ?
+	       l->mm.scan_seq - n->prev_seq : 0;
+	if (slow && seqs >= stale && !(n->promo_only && n->promo_scans)) {
+		v->verdict = "stranded";
+		snprintf(v->why, sizeof(v->why), "not scanned for %llu seqs%s%s",
+			 (unsigned long long)seqs,
+			 n->last_skip[0] ? ", last_skip=" : "", n->last_skip);
+		return;
+	}
+	v->verdict = "ok";
+}
+
+static void loader_free(struct loader *ld)
+{
+	for (size_t i = 0; i < ld->nnm; i++)
+		free(ld->nm[i].name);
+	for (size_t i = 0; i < ld->nnv; i++)
+		free(ld->nv[i].name);
+	free(ld->nm);
+	free(ld->nv);
+}
+
+static int load_optional(struct loader *ld, pid_t pid, const char *file,
+			 nx_line_fn fn, bool *have)
+{
+	char path[4096], status[4096];
+	int r;
+
+	nx_path(path, sizeof(path), "/proc/%d/%s", (int)pid, file);
+	nx_path(status, sizeof(status), "/proc/%d/status", (int)pid);
+	ld->bad = 0;
+	r = nx_for_each_line(path, fn, ld);
+	if (r == -ENOENT && nx_exists(status))
+		return NX_OK;	/* the kernel does not have this file */
+	if (r)	/* also ENOENT/ESRCH when the process exited meanwhile */
+		return r == -ENOMEM ? NX_ERUNTIME : nx_pid_error(pid, path, r);
+	if (ld->bad)
+		nx_warn("%s: %lu malformed line(s) ignored (first: line %lu)",
+			path, ld->bad, ld->first_bad);
+	*have = true;
+	return NX_OK;
+}
+
+int nx_vmlist_load(struct nx_vmlist *l, pid_t pid, const struct nx_topo *topo,
+		   unsigned int stale_seqs)
+{
+	struct loader ld = { .l = l, .topo = topo };
+	int r;
+
+	memset(l, 0, sizeof(*l));
+	l->pid = pid;
+	r = load_optional(&ld, pid, "maps", maps_line, &l->have_maps);
+	if (!r && !l->have_maps) {
+		char path[4096];
+
+		nx_path(path, sizeof(path), "/proc/%d/maps", (int)pid);
+		r = nx_pid_error(pid, path, ENOENT);
+	}
+	if (!r)
+		r = load_optional(&ld, pid, "numa_maps", numa_maps_line, &l->have_numa_maps);
+	if (!r)
+		r = load_optional(&ld, pid, "numa_vmas", numa_vmas_line, &l->have_numab);
+	if (r) {
+		loader_free(&ld);
+		nx_vmlist_free(l);
+		return r;
+	}
+	SORT_IF_NEEDED(l->v, l->n, start, cmp_vma);
+	SORT_IF_NEEDED(ld.nm, ld.nnm, start, cmp_nm);
+	SORT_IF_NEEDED(ld.nv, ld.nnv, v.start, cmp_nv);
+	if (!l->n && add_from_numab(&ld)) {
+		loader_free(&ld);
+		nx_vmlist_free(l);
+		return NX_ERUNTIME;
+	}
+	merge(&ld);
+	loader_free(&ld);
+	if (!l->have_numa_maps && !l->have_numab)
+		snprintf(l->missing, sizeof(l->missing),
+			 "no /proc/%d/numa_maps or numa_vmas: kernel built without "
+			 "CONFIG_NUMA_BALANCING/CONFIG_NUMA; showing address ranges only",
+			 (int)pid);
+	else if (!l->have_numab)
+		snprintf(l->missing, sizeof(l->missing),
+			 "no /proc/%d/numa_vmas: kernel lacks the numab scan-state ABI; "
+			 "showing residency from numa_maps, verdict unknown", (int)pid);
+	for (size_t i = 0; i < l->n; i++)
+		verdict(&l->v[i], l, stale_seqs);
+	return NX_OK;
+}
+
+void nx_vmlist_free(struct nx_vmlist *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i].name);
+	free(l->v);
+	l->v = NULL;
+	l->n = 0;
+}
