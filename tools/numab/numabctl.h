@@ -213,7 +213,7 @@ int nx_filter_table(struct nx_table *t, const struct nx_filters_state *st,
 		    const char *name, const bool *only);
 
 /* status.c, shared with report */
-void nx_status_doc(struct nx_doc *d, const struct nx_topo *topo);
+void nx_status_doc(struct nx_doc *d, const struct nx_topo *topo, bool with_vmstat);
 int nx_nodes_table(struct nx_table *t, const struct nx_topo *topo);
 
 /*

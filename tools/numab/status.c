@@ -204,7 +204,7 @@ static void vmstat_table(struct nx_table *t, const struct nx_counters *vm)
 		nx_kv_add(t, vm->name[i], "%llu", (unsigned long long)vm->val[i]);
 }
 
-void nx_status_doc(struct nx_doc *d, const struct nx_topo *topo)
+void nx_status_doc(struct nx_doc *d, const struct nx_topo *topo, bool with_vmstat)
 {
 	struct nx_filters_state fs;
 	struct nx_counters vm;
@@ -230,7 +230,7 @@ void nx_status_doc(struct nx_doc *d, const struct nx_topo *topo)
 		nx_doc_table(d, &t, "Filters");
 		nx_table_free(&t);
 	}
-	if (!nx_kv_table_init(&t, "vmstat")) {
+	if (with_vmstat && !nx_kv_table_init(&t, "vmstat")) {
 		vmstat_table(&t, &vm);
 		nx_doc_table(d, &t, "Counters");
 		nx_table_free(&t);
@@ -289,7 +289,7 @@ int cmd_status(int argc, char **argv)
 		return NX_ERUNTIME;
 	status_missing(&topo);
 	nx_doc_begin(&d, stdout);
-	nx_status_doc(&d, &topo);
+	nx_status_doc(&d, &topo, true);
 	nx_doc_end(&d);
 	nx_topo_free(&topo);
 	return NX_OK;

@@ -142,3 +142,57 @@ t "run after a killed run: restores the values it left" eval 'rc 0 && sysctl_is 
 R=$(copy unpatched-6.12)
 nx "$R" run -f pid=1 -- true
 t "run on unpatched kernel: exit 4, CMD not run" rc 4
+
+# --- trace ---------------------------------------------------------------------
+TR=$FIX/trace-4242.txt
+nx "$P" trace 4242 --input "$TR"
+t "trace --input: golden (per VMA and reason, other tasks dropped)" eval 'rc 0 && golden trace-patched.txt && has "1 malformed" err'
+nx "$P" trace 4242 -i "$TR" -J -o START,REASON,COUNT
+t "trace -J: counts per reason" eval 'rc 0 && has "\"reason\": \"pid_inactive\"" && has "\"count\": 3"'
+cat "$TR" | "$BIN" --sysroot "$P" trace 4242 -i - -r -n -o START,REASON > "$TMP/out" 2> /dev/null
+t "trace --input - reads stdin" eval 'lines 5 && has "7f3a50000000 scan_delay"'
+nx "$N" trace 4242 -d 0.1
+t "trace without the tracepoint: exit 4, says what is missing" eval 'rc 4 && has sched_skip_vma_numa err'
+nx "$P" trace 4242 -d 0.1
+t "trace where tracefs has no instances: exit 4" rc 4
+nx "$P" trace 4243 -i "$TR"
+t "trace on a gone process: exit 5" rc 5
+nx "$P" trace 4242 -d -1
+t "trace with a negative duration: exit 1" rc 1
+
+# --- watch ---------------------------------------------------------------------
+nx "$P" watch 4242 -i 0.05 -n 2 -r -o SAMPLE,WHAT,SEQ,SLOW,VERDICT
+t "watch -n 2: two samples of process + top 3 VMAs" eval 'rc 0 && lines 9 && [ "$(grep -c "^2 " "$TMP/out")" = 4 ] && has "^2 7f3a40000000.*anon *128M stranded"'
+nx "$P" watch 4242 -i 0.05 --count 1 --top 0 -J
+t "watch -J --top 0: one process row in JSON" eval 'rc 0 && has "\"samples\"" && has "\"stranded\": 134299648" && [ "$(grep -c "\"sample\"" "$TMP/out")" = 1 ]'
+R=$(copy patched)
+"$BIN" --sysroot "$R" watch 4242 -i 1.5 -n 1 -r -o WHAT,PROMOTED,SLOW,dSLOW > "$TMP/out" 2>&1 &
+bg=$!; sleep 0.6
+sed -i 's/^pgpromote_success 8192/pgpromote_success 9192/' "$R/proc/vmstat"
+sed -i 's/N1=32768/N0=16384 N1=16384/' "$R/proc/4242/numa_maps"
+wait $bg
+t "watch: deltas of promotion and slow residency" eval 'has "process\\\\x204242 1000 307M -64M"'
+nx "$P" watch 4243 -n 1
+t "watch on a gone process: exit 5" rc 5
+nx "$P" watch 4242 -i 0
+t "watch with interval 0: exit 1" rc 1
+
+# --- report --------------------------------------------------------------------
+nx "$P" report 4242 -d 0 --trace-input "$TR"
+t "report: every section present" eval 'rc 0 && has "^Report:" && has "^Support:" && has "^Nodes:" && has "^Tunables:" && has "^Filters:" && has "^Counters over the interval" && has "^VMAs at start" && has "^VMAs at end" && has "^VMA skips traced" && has "^NUMA block" && has "^Cgroup"'
+t "report: kernel, cmdline, sched and cpuset content" eval 'has "6.12.0-numab" && has "numa_balancing=enable" && has "mm->numa_scan_seq *412" && has "cpuset.mems.effective 0-1" && has "pid_inactive *3"'
+nx "$P" report 4242 -d 0 -J -o "$TMP/report.json"
+t "report -J -o FILE: written, stdout empty, no temp file left" eval 'rc 0 && lines 0 && [ -s "$TMP/report.json" ] && [ -z "$(ls "$TMP" | grep "report.json\\.")" ]'
+t "report -J: one JSON object with every section" eval 'for s in report support nodes tunables filters vmstat vmas_start vmas_end skips sched cgroup; do grep -q "^   \"$s\": \\[" "$TMP/report.json" || { echo "# no $s"; exit 1; }; done; [ "$(head -c1 "$TMP/report.json")" = "{" ] && [ "$(tail -n1 "$TMP/report.json")" = "}" ]'
+t "report -J: untraced interval says why" eval 'grep -q "not traced" "$TMP/report.json"'
+if command -v python3 > /dev/null; then
+	t "report -J is valid JSON" python3 -c "import json,sys; json.load(open(sys.argv[1]))" "$TMP/report.json"
+else
+	skip "report -J is valid JSON" "python3 not installed"
+fi
+nx "$U" report 4242 -d 0 --no-trace
+t "report on unpatched kernel: says what is missing" eval 'rc 0 && has "kernel lacks the numab" && has "(--no-trace)" && lines 1 err'
+nx "$P" report 4242 -d 0 -o /nonexistent/dir/r.txt
+t "report to an unwritable place: error names the file" eval '[ "$(cat "$TMP/rc")" != 0 ] && has /nonexistent/dir err'
+nx "$P" report 31337 -d 0
+t "report on a missing process: exit 5" rc 5

@@ -28,6 +28,10 @@ for fx in patched unpatched-6.12 no-numab single-node malformed; do
 done
 vg "vmas on an exiting process" "$BIN" --sysroot "$FIX/patched" vmas 4243
 vg "filter" "$BIN" --sysroot "$FIX/patched" filter -J
+vg "trace --input" "$BIN" --sysroot "$FIX/patched" trace 4242 -i "$FIX/trace-4242.txt"
+vg "watch" "$BIN" --sysroot "$FIX/patched" watch 4242 -i 0.05 -n 2
+vg "report -J" "$BIN" --sysroot "$FIX/patched" report 4242 -d 0 -J --trace-input "$FIX/trace-4242.txt"
+vg "report on unpatched kernel" "$BIN" --sysroot "$FIX/unpatched-6.12" report 4242 -d 0
 echo "1..$n"
 echo "$((n - failed)) passed, $failed failed, 0 skipped"
 [ $failed -eq 0 ]

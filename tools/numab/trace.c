@@ -1,0 +1,450 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * numabctl trace PID: why the scanner skips the VMAs of PID, aggregated per
+ * VMA and reason, from sched:sched_skip_vma_numa.  It records in a private
+ * tracefs instance, so the global trace buffer and other users of the
+ * event are left alone.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "numabctl.h"
+
+#define EVENT "events/sched/sched_skip_vma_numa"
+
+/* --- aggregation: open-addressing hash on (start, end, reason) ---------- */
+
+struct agg {
+	struct nx_trace_result *r;
+	uint32_t *slot;		/* index + 1 into r->a, 0 = empty */
+	size_t nslots;
+	pid_t pid;
+	int *tids;		/* threads of pid seen so far */
+	size_t ntids, cap_tids;
+};
+
+static uint64_t hash_key(const struct nx_trace_ev *ev)
+{
+	uint64_t h = ev->vm_start * 0x9e3779b97f4a7c15ull ^ ev->vm_end;
+
+	for (const char *p = ev->reason; *p; p++)
+		h = (h ^ (uint64_t)(unsigned char)*p) * 0x100000001b3ull;
+	return h ^ (h >> 29);
+}
+
+static int rehash(struct agg *g, size_t nslots)
+{
+	uint32_t *s = calloc(nslots, sizeof(*s));
+
+	if (!s)
+		return -ENOMEM;
+	for (size_t i = 0; i < g->r->n; i++) {
+		struct nx_trace_ev ev = { .vm_start = g->r->a[i].start, .vm_end = g->r->a[i].end };
+		size_t h;
+
+		memcpy(ev.reason, g->r->a[i].reason, sizeof(ev.reason));
+		for (h = hash_key(&ev) & (nslots - 1); s[h]; h = (h + 1) & (nslots - 1))
+			;
+		s[h] = (uint32_t)i + 1;
+	}
+	free(g->slot);
+	g->slot = s;
+	g->nslots = nslots;
+	return 0;
+}
+
+static int agg_add(struct agg *g, const struct nx_trace_ev *ev)
+{
+	struct nx_trace_result *r = g->r;
+	struct nx_trace_agg *a;
+	size_t h;
+
+	if ((r->n + 1) * 2 > g->nslots && rehash(g, g->nslots ? g->nslots * 2 : 256))
+		return -ENOMEM;
+	for (h = hash_key(ev) & (g->nslots - 1); g->slot[h]; h = (h + 1) & (g->nslots - 1)) {
+		a = &r->a[g->slot[h] - 1];
+		if (a->start == ev->vm_start && a->end == ev->vm_end &&
+		    !strcmp(a->reason, ev->reason)) {
+			a->count++;
+			return 0;
+		}
+	}
+	if (r->n == r->cap) {
+		size_t nc = r->cap ? r->cap * 2 : 64;
+		void *p = realloc(r->a, nc * sizeof(*r->a));
+
+		if (!p)
+			return -ENOMEM;
+		r->a = p;
+		r->cap = nc;
+	}
+	a = &r->a[r->n];
+	a->start = ev->vm_start;
+	a->end = ev->vm_end;
+	memcpy(a->reason, ev->reason, sizeof(a->reason));
+	a->count = 1;
+	g->slot[h] = (uint32_t)++r->n;
+	return 0;
+}
+
+/* Is @tid a thread of the traced process?  Asked once per new tid. */
+static bool our_task(struct agg *g, int tid)
+{
+	char path[4096];
+	size_t i;
+
+	for (i = 0; i < g->ntids; i++)
+		if (g->tids[i] == tid || g->tids[i] == -tid)
+			return g->tids[i] > 0;
+	nx_path(path, sizeof(path), "/proc/%d/task/%d", (int)g->pid, tid);
+	if (g->ntids == g->cap_tids) {
+		size_t nc = g->cap_tids ? g->cap_tids * 2 : 16;
+		int *p = realloc(g->tids, nc * sizeof(*p));
+
+		if (!p)
+			return false;
+		g->tids = p;
+		g->cap_tids = nc;
+	}
+	g->tids[g->ntids++] = nx_exists(path) ? tid : -tid;
+	return g->tids[g->ntids - 1] > 0;
+}
+
+static int trace_line(void *priv, const char *line, size_t len, unsigned long no)
+{
+	struct agg *g = priv;
+	struct nx_trace_ev ev;
+
+	(void)no;
+	if (!memmem(line, len, "sched_skip_vma_numa:", 20))
+		return 0;	/* header comments, other events */
+	if (nx_parse_trace_line(line, len, &ev)) {
+		g->r->bad_lines++;
+		return 0;
+	}
+	if (ev.tid <= 0 || !our_task(g, ev.tid)) {
+		g->r->other_tasks++;
+		return 0;
+	}
+	g->r->events++;
+	return agg_add(g, &ev);
+}
+
+/* --- tracefs -------------------------------------------------------------- */
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static int tracefs_root(char *buf, size_t sz)
+{
+	char ev[4096];
+
+	nx_path(buf, sz, "/sys/kernel/tracing");
+	snprintf(ev, sizeof(ev), "%s/" EVENT, buf);
+	if (nx_exists(ev))
+		return 0;
+	nx_path(buf, sz, "/sys/kernel/debug/tracing");
+	snprintf(ev, sizeof(ev), "%s/" EVENT, buf);
+	if (nx_exists(ev))
+		return 0;
+	nx_path(buf, sz, "/sys/kernel/tracing");
+	snprintf(ev, sizeof(ev), "%s/events", buf);
+	if (access(ev, R_OK) && errno == EACCES)
+		return -EACCES;
+	return -ENOENT;
+}
+
+/* feed complete lines of @buf to trace_line, keep the partial tail */
+static size_t feed(struct agg *g, char *buf, size_t len)
+{
+	size_t start = 0;
+
+	for (size_t i = 0; i < len; i++) {
+		if (buf[i] != '\n')
+			continue;
+		trace_line(g, buf + start, i - start, 0);
+		start = i + 1;
+	}
+	memmove(buf, buf + start, len - start);
+	return len - start;
+}
+
+static int record(struct agg *g, const char *inst, double sec)
+{
+	char path[4096], buf[65536];
+	size_t have = 0;
+	double end = nx_now() + sec;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/trace_pipe", inst);
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return nx_file_error(path, errno);
+	while (!stop) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		double left = end - nx_now();
+		ssize_t n;
+
+		if (left <= 0)
+			break;
+		if (poll(&p, 1, left > 0.2 ? 200 : (int)(left * 1000) + 1) <= 0)
+			continue;
+		n = read(fd, buf + have, sizeof(buf) - have - 1);
+		if (n < 0 && errno != EAGAIN && errno != EINTR)
+			break;
+		if (n > 0)
+			have = feed(g, buf, have + (size_t)n);
+		if (have >= sizeof(buf) - 1)	/* overlong line: drop it */
+			have = 0;
+	}
+	/* drain what is buffered */
+	for (;;) {
+		ssize_t n = read(fd, buf + have, sizeof(buf) - have - 1);
+
+		if (n <= 0)
+			break;
+		have = feed(g, buf, have + (size_t)n);
+	}
+	close(fd);
+	return NX_OK;
+}
+
+static int write_str(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, s, strlen(s));
+	close(fd);
+	return n == (ssize_t)strlen(s) ? 0 : -EIO;
+}
+
+static int trace_live(struct agg *g, double sec, bool quiet)
+{
+	char root[2048], inst[3072], en[4096];
+	struct sigaction sa, old_int, old_term;
+	int r;
+
+	r = tracefs_root(root, sizeof(root));
+	if (r == -EACCES) {
+		if (!quiet)
+			nx_warn("%s: permission denied: tracing needs root "
+				"(or CAP_SYS_ADMIN and a readable tracefs)", root);
+		return NX_EPERM;
+	}
+	if (r) {
+		if (!quiet)
+			nx_warn("%s/" EVENT ": not found: the kernel lacks the tracepoint "
+				"(Linux 6.7+ with CONFIG_NUMA_BALANCING and tracefs mounted)", root);
+		return NX_ENOTSUP;
+	}
+	snprintf(inst, sizeof(inst), "%s/instances/numabctl-%d", root, (int)getpid());
+	if (mkdir(inst, 0700)) {
+		r = errno;
+		if (!quiet)
+			nx_warn("%s: cannot create a trace instance: %s%s", inst, strerror(r),
+				r == EACCES || r == EPERM ? " (tracing needs root)" : "");
+		return r == EACCES || r == EPERM ? NX_EPERM : r == ENOENT ? NX_ENOTSUP : NX_ERUNTIME;
+	}
+	snprintf(en, sizeof(en), "%s/" EVENT "/enable", inst);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	stop = 0;
+	r = write_str(en, "1");
+	if (r) {
+		if (!quiet)
+			nx_file_error(en, r);
+		r = r == -EACCES || r == -EPERM ? NX_EPERM : NX_ERUNTIME;
+	} else {
+		r = record(g, inst, sec);
+		write_str(en, "0");
+	}
+	if (rmdir(inst) && !quiet)
+		nx_warn("%s: cannot remove the trace instance: %s", inst, strerror(errno));
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	return r;
+}
+
+static int cmp_agg(const void *a, const void *b)
+{
+	const struct nx_trace_agg *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	return strcmp(x->reason, y->reason);
+}
+
+int nx_trace_collect(pid_t pid, double sec, const char *input,
+		     struct nx_trace_result *r, bool quiet)
+{
+	struct agg g = { .r = r, .pid = pid };
+	int ret;
+
+	memset(r, 0, sizeof(*r));
+	if (input) {
+		ret = nx_for_each_line(strcmp(input, "-") ? input : "/dev/stdin", trace_line, &g);
+		if (ret)
+			ret = ret == -ENOMEM ? NX_ERUNTIME : nx_file_error(input, ret);
+	} else {
+		ret = trace_live(&g, sec, quiet);
+	}
+	free(g.slot);
+	free(g.tids);
+	if (r->n)
+		qsort(r->a, r->n, sizeof(*r->a), cmp_agg);
+	if (r->bad_lines && !quiet)
+		nx_warn("%lu malformed sched_skip_vma_numa line(s) ignored", r->bad_lines);
+	return ret;
+}
+
+void nx_trace_free(struct nx_trace_result *r)
+{
+	free(r->a);
+	memset(r, 0, sizeof(*r));
+}
+
+/* --- output ----------------------------------------------------------------- */
+
+enum { TC_START, TC_END, TC_SIZE, TC_NAME, TC_REASON, TC_COUNT };
+static const struct nx_colspec trace_cols[] = {
+	[TC_START] = { "START", 12, 0, SCOLS_JSON_STRING, "first address of the VMA" },
+	[TC_END] = { "END", 12, 0, SCOLS_JSON_STRING, "end address of the VMA" },
+	[TC_SIZE] = { "SIZE", 5, SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER, "size of the VMA" },
+	[TC_NAME] = { "NAME", 0.3, SCOLS_FL_TRUNC, SCOLS_JSON_STRING, "mapping, from maps" },
+	[TC_REASON] = { "REASON", 12, 0, SCOLS_JSON_STRING,
+			"unsuitable, shared_ro, inaccessible, scan_delay, pid_inactive, ..." },
+	[TC_COUNT] = { "COUNT", 5, SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER, "times skipped" },
+};
+
+static const char *name_of(const struct nx_vmlist *l, uint64_t start)
+{
+	size_t lo = 0, hi = l ? l->n : 0;
+
+	while (lo < hi) {	/* l->v is sorted by start */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (l->v[mid].start == start)
+			return l->v[mid].name ? l->v[mid].name : "";
+		if (l->v[mid].start < start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return "";
+}
+
+int nx_trace_table(struct nx_table *t, const struct nx_trace_result *r,
+		   const struct nx_vmlist *l, const char *cols)
+{
+	const char *saved = nx_opt.columns;
+	int ret;
+
+	nx_opt.columns = cols;
+	ret = nx_table_init(t, "skips", trace_cols, sizeof(trace_cols) / sizeof(trace_cols[0]),
+			    "START,SIZE,NAME,REASON,COUNT");
+	nx_opt.columns = saved;
+	if (ret)
+		return ret;
+	for (size_t i = 0; i < r->n; i++) {
+		const struct nx_trace_agg *a = &r->a[i];
+		struct libscols_line *ln = nx_table_line(t);
+
+		nx_table_set(t, ln, TC_START, "%llx", (unsigned long long)a->start);
+		nx_table_set(t, ln, TC_END, "%llx", (unsigned long long)a->end);
+		nx_table_size(t, ln, TC_SIZE, a->end - a->start);
+		nx_table_set(t, ln, TC_NAME, "%s", name_of(l, a->start));
+		nx_table_set(t, ln, TC_REASON, "%s", a->reason);
+		nx_table_set(t, ln, TC_COUNT, "%llu", (unsigned long long)a->count);
+	}
+	return 0;
+}
+
+static void trace_usage(FILE *out)
+{
+	fputs("Usage: numabctl trace [OPTIONS] PID\n\n"
+	      "Record sched:sched_skip_vma_numa for SEC seconds (needs root: tracefs)\n"
+	      "and count, per VMA of PID and reason, how often the scanner skipped it.\n"
+	      "Reasons: unsuitable, shared_ro, inaccessible, scan_delay, pid_inactive,\n"
+	      "ignore_pid_inactive, seq_completed (and any the kernel adds).\n\n"
+	      "  -d, --duration SEC  how long to record (default 10; Ctrl-C stops early)\n"
+	      "  -i, --input FILE    parse a saved trace (trace_pipe text, - for stdin)\n"
+	      "                      instead of recording\n", out);
+	nx_print_columns_help(out, trace_cols, sizeof(trace_cols) / sizeof(trace_cols[0]));
+}
+
+int cmd_trace(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		NX_COMMON_LONGOPTS,
+		{ "duration", required_argument, NULL, 'd' },
+		{ "input", required_argument, NULL, 'i' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *input = NULL;
+	struct nx_trace_result res;
+	struct nx_vmlist l;
+	struct nx_topo topo;
+	struct nx_table t;
+	double sec = 10;
+	pid_t pid;
+	int c, r;
+
+	while ((c = getopt_long(argc, argv, "d:i:" NX_COMMON_SHORTOPTS, lo, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			if (nx_parse_seconds(optarg, &sec))
+				return NX_EUSAGE;
+			break;
+		case 'i': input = optarg; break;
+		default:
+			r = nx_opt_other(c, optarg, trace_usage);
+			if (r >= 0)
+				return r;
+		}
+	}
+	if (optind + 1 != argc) {
+		trace_usage(stderr);
+		return NX_EUSAGE;
+	}
+	if (nx_parse_pid(argv[optind], &pid))
+		return NX_EUSAGE;
+	if (nx_topo_load(&topo))
+		return NX_ERUNTIME;
+	r = nx_vmlist_load(&l, pid, &topo, 4);	/* names, and is the process there? */
+	nx_topo_free(&topo);
+	if (r)
+		return r;
+	r = nx_trace_collect(pid, sec, input, &res, false);
+	if (!r) {
+		if (!res.events)
+			nx_warn("no VMA of %d was skipped while tracing (%lu events of other tasks)",
+				(int)pid, res.other_tasks);
+		r = nx_trace_table(&t, &res, &l, nx_opt.columns) ? NX_EUSAGE : NX_OK;
+		if (!r) {
+			nx_table_print(&t, stdout);
+			nx_table_free(&t);
+		}
+	}
+	nx_trace_free(&res);
+	nx_vmlist_free(&l);
+	return r;
+}
