@@ -183,7 +183,7 @@ t "report: every section present" eval 'rc 0 && has "^Report:" && has "^Support:
 t "report: kernel, cmdline, sched and cpuset content" eval 'has "6.12.0-numab" && has "numa_balancing=enable" && has "mm->numa_scan_seq *412" && has "cpuset.mems.effective 0-1" && has "pid_inactive *3"'
 nx "$P" report 4242 -d 0 -J -o "$TMP/report.json"
 t "report -J -o FILE: written, stdout empty, no temp file left" eval 'rc 0 && lines 0 && [ -s "$TMP/report.json" ] && [ -z "$(ls "$TMP" | grep "report.json\\.")" ]'
-t "report -J: one JSON object with every section" eval 'for s in report support nodes tunables filters vmstat vmas_start vmas_end skips sched cgroup; do grep -q "^   \"$s\": \\[" "$TMP/report.json" || { echo "# no $s"; exit 1; }; done; [ "$(head -c1 "$TMP/report.json")" = "{" ] && [ "$(tail -n1 "$TMP/report.json")" = "}" ]'
+t "report -J: one JSON object with every section" eval '(for s in report support nodes tunables filters vmstat vmas_start vmas_end skips sched cgroup; do grep -q "^   \"$s\": \\[" "$TMP/report.json" || { echo "# no $s"; exit 1; }; done) && [ "$(head -c1 "$TMP/report.json")" = "{" ] && [ "$(tail -n1 "$TMP/report.json")" = "}" ]'
 t "report -J: untraced interval says why" eval 'grep -q "not traced" "$TMP/report.json"'
 if command -v python3 > /dev/null; then
 	t "report -J is valid JSON" python3 -c "import json,sys; json.load(open(sys.argv[1]))" "$TMP/report.json"
@@ -196,3 +196,39 @@ nx "$P" report 4242 -d 0 -o /nonexistent/dir/r.txt
 t "report to an unwritable place: error names the file" eval '[ "$(cat "$TMP/rc")" != 0 ] && has /nonexistent/dir err'
 nx "$P" report 31337 -d 0
 t "report on a missing process: exit 5" rc 5
+
+# --- documentation, completion, install -------------------------------------------
+DOC=$(pwd)/Documentation/numabctl.rst
+# the examples in the man page are real output: compare them with the tool
+doc_example() {	# $1: command line as shown after "$ "
+	awk -v cmd="   \$ $1" '$0 == cmd { on = 1; next } on && /^$/ { exit } on { sub(/^   /, ""); print }' "$DOC" > "$TMP/doc"
+	[ -s "$TMP/doc" ] && diff -u "$TMP/doc" "$TMP/out" > "$TMP/diff" || { diag "$TMP/diff"; return 1; }
+}
+nx "$P" vmas 4242
+t "man page: the vmas example is current output" doc_example "numabctl vmas 4242"
+nx "$P" vmas -J --stranded -o START,SIZE,SLOW,SEQS,VERDICT,WHY 4242
+t "man page: the vmas -J example is current output" doc_example "numabctl vmas -J --stranded -o START,SIZE,SLOW,SEQS,VERDICT,WHY 4242"
+t "man page documents every command" eval '(for c in status vmas filter run watch trace report; do grep -q "^$c" "$DOC" || exit 1; done)'
+t "man page documents every exit status" eval '(for c in 0 1 2 3 4 5 6; do grep -q "^$c\$" "$DOC" || exit 1; done)'
+sh Documentation/rst2man.sh "$DOC" > "$TMP/numabctl.8" 2> "$TMP/err"
+t "man page converts to troff" eval 'grep -q "^\.TH" "$TMP/numabctl.8"'
+PATH=/usr/bin:/bin sh Documentation/rst2man.sh "$DOC" > "$TMP/numabctl-fallback.8" 2> "$TMP/err"
+t "man page converts without docutils too" eval 'grep -q "^\.SH EXIT STATUS" "$TMP/numabctl-fallback.8" && grep -q "^\.nf" "$TMP/numabctl-fallback.8"'
+
+COMP=$(pwd)/bash-completion/numabctl
+t "bash completion: syntax" bash -n "$COMP"
+mkdir -p "$TMP/bin"; ln -sf "$BIN" "$TMP/bin/numabctl"
+PATH="$TMP/bin:$PATH" bash -c '. "$1"; _numabctl_columns vmas' _ "$COMP" > "$TMP/out" 2> "$TMP/err"
+t "bash completion: column names come from --help" eval 'lines 25 && has "^VERDICT$" && has "^PIDBITS$"'
+if [ -r /usr/share/bash-completion/bash_completion ]; then
+	PATH="$TMP/bin:$PATH" bash -c '. /usr/share/bash-completion/bash_completion; . "$1"
+		COMP_WORDS=(numabctl vmas --so); COMP_CWORD=2; COMP_LINE="numabctl vmas --so"; COMP_POINT=${#COMP_LINE}
+		_numabctl; printf "%s\n" "${COMPREPLY[@]}"
+		COMP_WORDS=(numabctl fi); COMP_CWORD=1; COMP_LINE="numabctl fi"; COMP_POINT=${#COMP_LINE}; _numabctl; printf "%s\n" "${COMPREPLY[@]}"' _ "$COMP" > "$TMP/out" 2>&1
+	t "bash completion: options and commands" eval 'has "^--sort\$" && has "^filter\$"'
+else
+	skip "bash completion: options and commands" "bash-completion is not installed"
+fi
+
+make -s install DESTDIR="$TMP/inst" prefix=/usr > "$TMP/out" 2>&1
+t "make install honours DESTDIR and prefix" eval '[ -x "$TMP/inst/usr/sbin/numabctl" ] && grep -q "^\.TH" "$TMP/inst/usr/share/man/man8/numabctl.8" && [ -s "$TMP/inst/usr/share/bash-completion/completions/numabctl" ] || { diag "$TMP/out"; false; }'

@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libFuzzer target for one parser of parse.c, chosen at build time with
+ * -DFUZZ_<NAME> (see fuzz/run.sh).  The input is split into lines; each
+ * line is copied into a buffer of its exact size so that ASan catches any
+ * read past the length the parser was given.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../parse.h"
+
+static void one_line(const char *p, size_t n)
+{
+	struct nx_nodemask slow = { { 2 } };
+	union {
+		struct nx_maps_entry maps;
+		struct nx_numa_maps_entry nm;
+		struct { struct nx_numab_mm mm; struct nx_numab_vma v; } nv;
+		struct nx_trace_ev ev;
+		struct nx_nodemask mask;
+	} u;
+	struct nx_span k, v;
+	uint64_t x;
+	int a, b;
+	char buf[64];
+
+	(void)slow; (void)k; (void)v; (void)x; (void)a; (void)b; (void)buf;
+#if defined(FUZZ_numa_vmas)
+	if (nx_parse_numa_vmas_line(p, n, &u.nv.mm, &u.nv.v) == 0 && u.nv.v.name.p)
+		nx_unescape(u.nv.v.name, buf, sizeof(buf));
+#elif defined(FUZZ_numa_maps)
+	nx_parse_numa_maps_line(p, n, &slow, &u.nm);
+#elif defined(FUZZ_maps)
+	nx_parse_maps_line(p, n, &u.maps);
+#elif defined(FUZZ_vmstat)
+	nx_parse_vmstat_line(p, n, &k, &x);
+#elif defined(FUZZ_meminfo)
+	nx_parse_meminfo_line(p, n, &k, &x);
+#elif defined(FUZZ_sched)
+	nx_parse_sched_line(p, n, &k, &v);
+#elif defined(FUZZ_nodelist)
+	if (nx_parse_nodelist(p, n, &u.mask) == 0)
+		nx_format_nodelist(&u.mask, buf, sizeof(buf));
+#elif defined(FUZZ_trace)
+	nx_parse_trace_line(p, n, &u.ev);
+#elif defined(FUZZ_filter)
+	nx_parse_filter_assign(p, n, &a, &b);
+#else
+#error "define FUZZ_<parser>"
+#endif
+	(void)u;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	const char *p = (const char *)data, *end = p + size;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		char *copy = malloc(n ? n : 1);
+
+		if (!copy)
+			return 0;
+		memcpy(copy, p, n);
+		one_line(copy, n);
+		free(copy);
+		p += n + 1;
+	}
+	return 0;
+}
