@@ -30,10 +30,10 @@ static const struct nx_colspec filter_cols[] = {
 };
 
 int nx_filter_table(struct nx_table *t, const struct nx_filters_state *st,
-		    const char *name, const bool *only)
+		    const char *name, const bool *only, const char *cols)
 {
 	if (nx_table_init(t, name, filter_cols, sizeof(filter_cols) / sizeof(filter_cols[0]),
-			  "NAME,VALUE,SETTING,DEFAULT,MEANING"))
+			  "NAME,VALUE,SETTING,DEFAULT,MEANING", cols))
 		return -1;
 	for (int i = 0; i < NX_NFILTERS; i++) {
 		struct libscols_line *ln;
@@ -190,7 +190,7 @@ static int show(const bool *only)
 	if (!st.present)
 		nx_warn("no kernel.numa_balancing_filter_* sysctls: kernel lacks the "
 			"numab series (filters behave like stock 6.12: pid and shared_ro skip)");
-	if (nx_filter_table(&t, &st, "filters", only))
+	if (nx_filter_table(&t, &st, "filters", only, nx_opt.columns))
 		return NX_EUSAGE;
 	nx_table_print(&t, stdout);
 	nx_table_free(&t);

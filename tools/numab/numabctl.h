@@ -64,6 +64,8 @@ int nx_file_error(const char *path, int err);
 /* Same for /proc/<pid>/...: tells a vanished process apart. */
 int nx_pid_error(pid_t pid, const char *path, int err);
 int nx_parse_pid(const char *s, pid_t *pid);
+/* the single PID operand after the options: -1 if fine, else the exit code */
+int nx_pid_operand(int argc, char **argv, void (*usage)(FILE *), pid_t *pid);
 int nx_parse_seconds(const char *s, double *sec);
 void nx_human_size(uint64_t bytes, char *buf, size_t sz);
 /* write @data of @len to @path atomically (temp file + rename) */
@@ -89,9 +91,10 @@ struct nx_table {
 	int ncols;
 	int ids[NX_MAX_COLS];	/* output column -> spec index */
 };
+/* @cols: the user's -o list ("+COL" adds to @defaults), NULL for defaults */
 int nx_table_init(struct nx_table *t, const char *name,
 		  const struct nx_colspec *spec, size_t nspec,
-		  const char *defaults);
+		  const char *defaults, const char *cols);
 struct libscols_line *nx_table_line(struct nx_table *t);
 void nx_table_set(struct nx_table *t, struct libscols_line *ln, int spec_id,
 		  const char *fmt, ...) __attribute__((format(printf, 4, 5)));
@@ -210,7 +213,7 @@ uint64_t nx_counters_sum(const struct nx_counters *c, const char *prefix);
 int nx_filters_load_file(const char *file, int *val, bool *set);
 /* @only: NULL for all filters, else the ones to list */
 int nx_filter_table(struct nx_table *t, const struct nx_filters_state *st,
-		    const char *name, const bool *only);
+		    const char *name, const bool *only, const char *cols);
 
 /* status.c, shared with report */
 void nx_status_doc(struct nx_doc *d, const struct nx_topo *topo, bool with_vmstat);

@@ -45,10 +45,8 @@ static int parse_columns(struct nx_table *t, size_t nspec, const char *list)
 
 int nx_table_init(struct nx_table *t, const char *name,
 		  const struct nx_colspec *spec, size_t nspec,
-		  const char *defaults)
+		  const char *defaults, const char *cols)
 {
-	const char *cols = nx_opt.columns;
-
 	memset(t, 0, sizeof(*t));
 	t->spec = spec;
 	if (!cols || *cols == '+') {
@@ -145,13 +143,7 @@ static const struct nx_colspec kv_cols[] = {
 
 int nx_kv_table_init(struct nx_table *t, const char *name)
 {
-	const char *saved = nx_opt.columns;
-	int r;
-
-	nx_opt.columns = NULL;	/* -o selects columns of the main tables only */
-	r = nx_table_init(t, name, kv_cols, 2, "KEY,VALUE");
-	nx_opt.columns = saved;
-	return r;
+	return nx_table_init(t, name, kv_cols, 2, "KEY,VALUE", NULL);
 }
 
 void nx_kv_add(struct nx_table *t, const char *key, const char *fmt, ...)

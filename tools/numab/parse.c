@@ -300,13 +300,14 @@ static void copy_word(char *dst, size_t sz, struct nx_span s)
 enum kt { KT_U64, KT_S64, KT_HEX, KT_STR };
 struct key_desc {
 	const char *name;
+	size_t len;
 	enum kt type;
 	size_t off;
 	size_t size;		/* for KT_STR */
 	unsigned int bit;
 };
 
-#define VK(n, t, f, b) { n, t, offsetof(struct nx_numab_vma, f), sizeof(((struct nx_numab_vma *)0)->f), b }
+#define VK(n, t, f, b) { n, sizeof(n) - 1, t, offsetof(struct nx_numab_vma, f), sizeof(((struct nx_numab_vma *)0)->f), b }
 static const struct key_desc vma_keys[] = {
 	VK("filter", KT_STR, filter, NV_HAVE_FILTER),
 	VK("state", KT_STR, state, NV_HAVE_STATE),
@@ -323,7 +324,7 @@ static const struct key_desc vma_keys[] = {
 	VK("skip_pid", KT_U64, skip_pid, NV_HAVE_SKIP_PID),
 	VK("last_skip", KT_STR, last_skip, NV_HAVE_LAST_SKIP),
 };
-#define MK(n, t, f, b) { n, t, offsetof(struct nx_numab_mm, f), sizeof(((struct nx_numab_mm *)0)->f), b }
+#define MK(n, t, f, b) { n, sizeof(n) - 1, t, offsetof(struct nx_numab_mm, f), sizeof(((struct nx_numab_mm *)0)->f), b }
 static const struct key_desc mm_keys[] = {
 	MK("scan_seq", KT_U64, scan_seq, MM_HAVE_SEQ),
 	MK("scan_offset", KT_HEX, scan_offset, MM_HAVE_OFFSET),
@@ -340,7 +341,7 @@ static int set_key(void *obj, unsigned int *have, const struct key_desc *keys,
 		uint64_t u;
 		int64_t s;
 
-		if (!SPAN_IS(kv->key, k->name))
+		if (kv->key.n != k->len || memcmp(kv->key.p, k->name, k->len))
 			continue;
 		switch (k->type) {
 		case KT_STR:

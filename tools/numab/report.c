@@ -69,14 +69,9 @@ static const struct nx_colspec vmstat_cols[] = {
 
 static void vmstat_table(struct nx_doc *d, const struct report *rp)
 {
-	const char *saved = nx_opt.columns;
 	struct nx_table t;
-	int r;
 
-	nx_opt.columns = NULL;
-	r = nx_table_init(&t, "vmstat", vmstat_cols, 4, "COUNTER,START,END,DELTA");
-	nx_opt.columns = saved;
-	if (r)
+	if (nx_table_init(&t, "vmstat", vmstat_cols, 4, "COUNTER,START,END,DELTA", NULL))
 		return;
 	for (size_t i = 0; i < rp->vm1.n; i++) {	/* both sorted as in the file */
 		struct libscols_line *ln = nx_table_line(&t);
@@ -322,12 +317,9 @@ int cmd_report(int argc, char **argv)
 				return r;
 		}
 	}
-	if (optind + 1 != argc) {
-		report_usage(stderr);
-		return NX_EUSAGE;
-	}
-	if (nx_parse_pid(argv[optind], &rp.pid))
-		return NX_EUSAGE;
+	r = nx_pid_operand(argc, argv, report_usage, &rp.pid);
+	if (r >= 0)
+		return r;
 	r = collect(&rp);
 	if (r) {
 		release(&rp);

@@ -116,21 +116,39 @@ static void set_handlers(void (*fn)(int))
 		sigaction(handled_signals[i], &sa, NULL);
 }
 
-/* fork/exec @argv; returns its exit status in shell convention */
+static void block_signals(int how, sigset_t *old)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	for (size_t i = 0; i < sizeof(handled_signals) / sizeof(handled_signals[0]); i++)
+		sigaddset(&set, handled_signals[i]);
+	sigprocmask(how, &set, old);
+}
+
+/*
+ * fork/exec @argv; returns its exit status in shell convention.  The
+ * signals stay blocked until child_pid is known, so that none is lost
+ * between fork() and the assignment.
+ */
 static int run_child(char **argv)
 {
 	int status, err_pipe[2], err = 0;
+	sigset_t old;
 	pid_t pid;
 
 	if (pipe2(err_pipe, O_CLOEXEC))
 		return 125;
+	block_signals(SIG_BLOCK, &old);
 	pid = fork();
 	if (pid < 0) {
 		nx_warn("fork: %s", strerror(errno));
+		sigprocmask(SIG_SETMASK, &old, NULL);
 		return 125;
 	}
 	if (pid == 0) {
 		set_handlers(SIG_DFL);
+		sigprocmask(SIG_SETMASK, &old, NULL);
 		close(err_pipe[0]);
 		execvp(argv[0], argv);
 		err = errno;
@@ -139,6 +157,7 @@ static int run_child(char **argv)
 		_exit(err == ENOENT ? 127 : 126);
 	}
 	child_pid = pid;
+	sigprocmask(SIG_SETMASK, &old, NULL);
 	close(err_pipe[1]);
 	if (read(err_pipe[0], &err, sizeof(err)) == (ssize_t)sizeof(err))
 		nx_warn("%s: %s", argv[0], strerror(err));

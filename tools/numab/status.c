@@ -98,13 +98,9 @@ static const struct nx_colspec node_cols[] = {
 
 int nx_nodes_table(struct nx_table *t, const struct nx_topo *topo)
 {
-	const char *saved = nx_opt.columns;
-	int r;
+	int r = nx_table_init(t, "nodes", node_cols, sizeof(node_cols) / sizeof(node_cols[0]),
+			      "NODE,CPUS,TIER,CLASS,TOTAL,FREE,USED%", NULL);
 
-	nx_opt.columns = NULL;
-	r = nx_table_init(t, "nodes", node_cols, sizeof(node_cols) / sizeof(node_cols[0]),
-			  "NODE,CPUS,TIER,CLASS,TOTAL,FREE,USED%");
-	nx_opt.columns = saved;
 	if (r)
 		return r;
 	for (size_t i = 0; i < topo->nnodes; i++) {
@@ -226,7 +222,7 @@ void nx_status_doc(struct nx_doc *d, const struct nx_topo *topo, bool with_vmsta
 		nx_doc_table(d, &t, "Tunables");
 		nx_table_free(&t);
 	}
-	if (!nx_filter_table(&t, &fs, "filters", NULL)) {
+	if (!nx_filter_table(&t, &fs, "filters", NULL, NULL)) {
 		nx_doc_table(d, &t, "Filters");
 		nx_table_free(&t);
 	}

@@ -93,16 +93,26 @@ static int agg_add(struct agg *g, const struct nx_trace_ev *ev)
 	return 0;
 }
 
-/* Is @tid a thread of the traced process?  Asked once per new tid. */
+/*
+ * Is @tid a thread of the traced process?  Asked once per new tid; the
+ * answers are kept sorted by tid (negative entry: not ours).
+ */
 static bool our_task(struct agg *g, int tid)
 {
 	char path[4096];
-	size_t i;
+	size_t lo = 0, hi = g->ntids;
 
-	for (i = 0; i < g->ntids; i++)
-		if (g->tids[i] == tid || g->tids[i] == -tid)
-			return g->tids[i] > 0;
-	nx_path(path, sizeof(path), "/proc/%d/task/%d", (int)g->pid, tid);
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int t = abs(g->tids[mid]);
+
+		if (t == tid)
+			return g->tids[mid] > 0;
+		if (t < tid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
 	if (g->ntids == g->cap_tids) {
 		size_t nc = g->cap_tids ? g->cap_tids * 2 : 16;
 		int *p = realloc(g->tids, nc * sizeof(*p));
@@ -112,8 +122,11 @@ static bool our_task(struct agg *g, int tid)
 		g->tids = p;
 		g->cap_tids = nc;
 	}
-	g->tids[g->ntids++] = nx_exists(path) ? tid : -tid;
-	return g->tids[g->ntids - 1] > 0;
+	nx_path(path, sizeof(path), "/proc/%d/task/%d", (int)g->pid, tid);
+	memmove(&g->tids[lo + 1], &g->tids[lo], (g->ntids - lo) * sizeof(*g->tids));
+	g->ntids++;
+	g->tids[lo] = nx_exists(path) ? tid : -tid;
+	return g->tids[lo] > 0;
 }
 
 static int trace_line(void *priv, const char *line, size_t len, unsigned long no)
@@ -355,13 +368,9 @@ static const char *name_of(const struct nx_vmlist *l, uint64_t start)
 int nx_trace_table(struct nx_table *t, const struct nx_trace_result *r,
 		   const struct nx_vmlist *l, const char *cols)
 {
-	const char *saved = nx_opt.columns;
-	int ret;
+	int ret = nx_table_init(t, "skips", trace_cols, sizeof(trace_cols) / sizeof(trace_cols[0]),
+				"START,SIZE,NAME,REASON,COUNT", cols);
 
-	nx_opt.columns = cols;
-	ret = nx_table_init(t, "skips", trace_cols, sizeof(trace_cols) / sizeof(trace_cols[0]),
-			    "START,SIZE,NAME,REASON,COUNT");
-	nx_opt.columns = saved;
 	if (ret)
 		return ret;
 	for (size_t i = 0; i < r->n; i++) {
@@ -421,12 +430,9 @@ int cmd_trace(int argc, char **argv)
 				return r;
 		}
 	}
-	if (optind + 1 != argc) {
-		trace_usage(stderr);
-		return NX_EUSAGE;
-	}
-	if (nx_parse_pid(argv[optind], &pid))
-		return NX_EUSAGE;
+	r = nx_pid_operand(argc, argv, trace_usage, &pid);
+	if (r >= 0)
+		return r;
 	if (nx_topo_load(&topo))
 		return NX_ERUNTIME;
 	r = nx_vmlist_load(&l, pid, &topo, 4);	/* names, and is the process there? */

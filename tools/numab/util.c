@@ -147,6 +147,15 @@ int nx_parse_pid(const char *s, pid_t *pid)
 	return 0;
 }
 
+int nx_pid_operand(int argc, char **argv, void (*usage)(FILE *), pid_t *pid)
+{
+	if (optind + 1 != argc) {
+		usage(stderr);
+		return NX_EUSAGE;
+	}
+	return nx_parse_pid(argv[optind], pid) ? NX_EUSAGE : -1;
+}
+
 int nx_parse_seconds(const char *s, double *sec)
 {
 	char *end;

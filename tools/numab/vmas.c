@@ -110,12 +110,8 @@ int nx_vmas_table(struct nx_table *t, const struct nx_vmlist *l,
 		  const char *cols, const char *name, bool stranded_only,
 		  uint64_t min_size)
 {
-	const char *saved = nx_opt.columns;
-	int r;
+	int r = nx_table_init(t, name, nx_vma_cols, nx_vma_ncols, NX_VMA_DEFAULT_COLS, cols);
 
-	nx_opt.columns = cols;
-	r = nx_table_init(t, name, nx_vma_cols, nx_vma_ncols, NX_VMA_DEFAULT_COLS);
-	nx_opt.columns = saved;
 	if (r)
 		return r;
 	for (size_t i = 0; i < l->n; i++) {
@@ -246,12 +242,9 @@ int cmd_vmas(int argc, char **argv)
 				return r;
 		}
 	}
-	if (optind + 1 != argc) {
-		vmas_usage(stderr);
-		return NX_EUSAGE;
-	}
-	if (nx_parse_pid(argv[optind], &pid))
-		return NX_EUSAGE;
+	r = nx_pid_operand(argc, argv, vmas_usage, &pid);
+	if (r >= 0)
+		return r;
 	if (nx_topo_load(&topo))
 		return NX_ERUNTIME;
 	r = nx_vmlist_load(&l, pid, &topo, (unsigned int)stale);

@@ -250,7 +250,7 @@ static int watch_loop(pid_t pid, double interval, unsigned long count, size_t to
 	if (s[0].l.missing[0])
 		nx_warn("%s", s[0].l.missing);
 	if (nx_table_init(&t, "samples", watch_cols, sizeof(watch_cols) / sizeof(watch_cols[0]),
-			  nx_opt.json ? "SAMPLE," WATCH_DEFAULT : WATCH_DEFAULT)) {
+			  nx_opt.json ? "SAMPLE," WATCH_DEFAULT : WATCH_DEFAULT, nx_opt.columns)) {
 		drop(&s[0]);
 		nx_topo_free(&topo);
 		return NX_EUSAGE;
@@ -328,12 +328,9 @@ int cmd_watch(int argc, char **argv)
 				return r;
 		}
 	}
-	if (optind + 1 != argc) {
-		watch_usage(stderr);
-		return NX_EUSAGE;
-	}
-	if (nx_parse_pid(argv[optind], &pid))
-		return NX_EUSAGE;
+	r = nx_pid_operand(argc, argv, watch_usage, &pid);
+	if (r >= 0)
+		return r;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
