@@ -14,7 +14,8 @@ static bool relevant_counter(struct nx_span k)
 	for (size_t i = 0; i < sizeof(pfx) / sizeof(pfx[0]); i++)
 		if (k.n >= strlen(pfx[i]) && !memcmp(k.p, pfx[i], strlen(pfx[i])))
 			return true;
-	return memmem(k.p, k.n, "skip", 4) != NULL;
+	/* VMA skip counters, whatever their final names (not pgskip_*) */
+	return memmem(k.p, k.n, "skip", 4) && memmem(k.p, k.n, "vma", 3);
 }
 
 static int counter_line(void *priv, const char *line, size_t len, unsigned long no)

@@ -108,8 +108,10 @@ int nx_file_error(const char *path, int err)
 	switch (err) {
 	case EACCES:
 	case EPERM:
-		nx_warn("%s: permission denied: run as root or with CAP_SYS_PTRACE "
-			"(debugfs/tracefs need root)", path);
+		nx_warn("%s: permission denied: %s", path,
+			strstr(path, "/proc/") && !strstr(path, "/proc/sys/") ?
+			"run as root or with CAP_SYS_PTRACE (or as the owner of the process)" :
+			"run as root");
 		return NX_EPERM;
 	case ENOENT:
 		nx_warn("%s: not found: this kernel does not provide it", path);

@@ -251,11 +251,12 @@ int cmd_vmas(int argc, char **argv)
 	nx_topo_free(&topo);
 	if (r)
 		return r;
-	if (l.missing[0])
-		nx_warn("%s", l.missing);
-	if (nx_numa_balancing_mode() == 0)
-		nx_warn("NUMA balancing is off (kernel.numa_balancing=0): nothing is "
-			"scanned or promoted; enable with 'sysctl kernel.numa_balancing=2'");
+	/* one line for all that is missing */
+	if (l.missing[0] || nx_numa_balancing_mode() == 0)
+		nx_warn("%s%s%s", l.missing, l.missing[0] && nx_numa_balancing_mode() == 0 ?
+			"; also " : "", nx_numa_balancing_mode() ? "" :
+			"NUMA balancing is off (kernel.numa_balancing=0): nothing is scanned "
+			"or promoted; enable with 'sysctl kernel.numa_balancing=2'");
 	if (sort_key) {
 		sort_scan_seq = l.mm.scan_seq;
 		qsort(l.v, l.n, sizeof(*l.v), cmp_sort);

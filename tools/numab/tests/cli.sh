@@ -67,7 +67,7 @@ t "vmas with NUMA balancing off: warns how to enable" eval 'rc 0 && has "numa_ba
 R=$(copy patched); chmod 000 "$R/proc/4242/numa_maps"
 if [ "$(id -u)" != 0 ]; then
 	nx "$R" vmas 4242
-	t "vmas unreadable numa_maps: exit 3 with the fix" eval 'rc 3 && has CAP_SYS_PTRACE err'
+	t "vmas unreadable numa_maps: exit 3 with the fix" eval 'rc 3 && has "numa_maps: permission denied: run as root or with CAP_SYS_PTRACE" err'
 elif command -v setpriv >/dev/null && setpriv --reuid=65534 --regid=65534 --clear-groups test -x "$BIN" 2>/dev/null && setpriv --reuid=65534 --regid=65534 --clear-groups test -r "$R/proc/4242/maps" 2>/dev/null; then
 	setpriv --reuid=65534 --regid=65534 --clear-groups "$BIN" --sysroot "$R" vmas 4242 > "$TMP/out" 2> "$TMP/err"; echo $? > "$TMP/rc"
 	t "vmas unreadable numa_maps (as nobody): exit 3 with the fix" eval 'rc 3 && has CAP_SYS_PTRACE err'
@@ -232,3 +232,15 @@ fi
 
 make -s install DESTDIR="$TMP/inst" prefix=/usr > "$TMP/out" 2>&1
 t "make install honours DESTDIR and prefix" eval '[ -x "$TMP/inst/usr/sbin/numabctl" ] && grep -q "^\.TH" "$TMP/inst/usr/share/man/man8/numabctl.8" && [ -s "$TMP/inst/usr/share/bash-completion/completions/numabctl" ] || { diag "$TMP/out"; false; }'
+
+# --- the running kernel (read-only): real formats of maps, numa_maps, vmstat ---
+sleep 60 & LIVE=$!
+"$BIN" status > "$TMP/out" 2> "$TMP/err"; echo $? > "$TMP/rc"
+t "live: status on the running kernel, at most one line on stderr" eval 'rc 0 && has "^Support:" && [ "$(wc -l < "$TMP/err")" -le 1 ]'
+"$BIN" vmas -o +PERMS,END $LIVE > "$TMP/out" 2> "$TMP/err"; echo $? > "$TMP/rc"
+t "live: vmas of a running process parses every line" eval 'rc 0 && has "\[stack\]" && hasnt malformed err'
+"$BIN" report -d 0 --no-trace -J $LIVE > "$TMP/out" 2> "$TMP/err"; echo $? > "$TMP/rc"
+t "live: report of a running process" eval 'rc 0 && has "\"vmas_end\""'
+kill $LIVE 2> /dev/null; wait $LIVE 2> /dev/null
+"$BIN" vmas $LIVE > "$TMP/out" 2> "$TMP/err"; echo $? > "$TMP/rc"
+t "live: vmas of a process that has exited: exit 5" eval 'rc 5 && has "is gone" err'
