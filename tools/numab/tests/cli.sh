@@ -244,3 +244,7 @@ t "live: report of a running process" eval 'rc 0 && has "\"vmas_end\""'
 kill $LIVE 2> /dev/null; wait $LIVE 2> /dev/null
 "$BIN" vmas $LIVE > "$TMP/out" 2> "$TMP/err"; echo $? > "$TMP/rc"
 t "live: vmas of a process that has exited: exit 5" eval 'rc 5 && has "is gone" err'
+
+t "every command has --help (exit 0)" eval '(for c in status vmas filter run watch trace report; do "$BIN" $c --help > "$TMP/out" 2>&1 && grep -q "^Usage: numabctl $c" "$TMP/out" || { echo "# $c"; exit 1; }; done)'
+nx "$P" vmas --bogus-option 4242
+t "unknown option: exit 1 with usage" eval 'rc 1 && has "^Usage:" err'
