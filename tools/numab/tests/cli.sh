@@ -248,3 +248,30 @@ t "live: vmas of a process that has exited: exit 5" eval 'rc 5 && has "is gone" 
 t "every command has --help (exit 0)" eval '(for c in status vmas filter run watch trace report; do "$BIN" $c --help > "$TMP/out" 2>&1 && grep -q "^Usage: numabctl $c" "$TMP/out" || { echo "# $c"; exit 1; }; done)'
 nx "$P" vmas --bogus-option 4242
 t "unknown option: exit 1 with usage" eval 'rc 1 && has "^Usage:" err'
+
+# --- scale and order ---------------------------------------------------------------
+# the kernel prints in address order, but the join must not depend on it
+R=$(copy patched)
+{ head -1 "$P/proc/4242/numa_vmas"; tail -n +2 "$P/proc/4242/numa_vmas" | sort -r; } > "$R/proc/4242/numa_vmas"
+sort -r "$P/proc/4242/numa_maps" > "$R/proc/4242/numa_maps"
+sort -r "$P/proc/4242/maps" > "$R/proc/4242/maps"
+nx "$R" vmas 4242
+t "vmas: files in reverse order give the same table" eval 'rc 0 && golden vmas-patched.txt'
+# 20000 VMAs and a trace with 20000 distinct (VMA, reason) pairs: the
+# hash table grows many times, the merge join stays linear
+R=$(copy patched)
+awk -v p="$R/proc/4242" 'BEGIN {
+	print "mm scan_seq=412 scan_offset=0x0 next_scan_ms=1" > (p "/numa_vmas")
+	for (i = 0; i < 20000; i++) {
+		s = sprintf("7f00%08x", i * 12288); e = sprintf("7f00%08x", i * 12288 + 8192)
+		printf "%s-%s rw-p 00000000 00:00 0 \n", s, e > (p "/maps")
+		printf "%s default anon=2 N0=1 N1=1 kernelpagesize_kB=4\n", s > (p "/numa_maps")
+		printf "%s-%s filter=none state=ok prev_seq=%d anon\n", s, e, (i % 2 ? 412 : 100) > (p "/numa_vmas")
+		for (r = 0; r < 3; r++)
+			printf "x-4242 [000] ..... 1.0: sched_skip_vma_numa: numa_scan_offset=0 vm_start=%s vm_end=%s reason=%s\n", toupper(s), toupper(e), (i % 2 ? "pid_inactive" : "shared_ro") > (p "/../trace")
+	}
+}'
+nx "$R" vmas --stranded -r -n -o START 4242
+t "vmas on 20000 VMAs: every other one stranded" eval 'rc 0 && lines 10000'
+nx "$R" trace 4242 -i "$R/proc/trace" -r -n -o START,REASON,COUNT
+t "trace of 60000 events on 20000 VMAs: aggregated per VMA" eval 'rc 0 && lines 20000 && [ "$(grep -c " 3$" "$TMP/out")" = 20000 ]'
