@@ -1,0 +1,97 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# numab: NUMA-balancing VMA scanner introspection and scan-filter fixes for
+# memory tiering. `make help` lists the targets.
+#
+# The kernel tree and build folders live in NUMAB_CACHE (default
+# ~/.cache/numab), outside the repository, and are rebuilt incrementally.
+
+NUMAB_CACHE ?= $(HOME)/.cache/numab
+NUMAB_OUT ?= $(CURDIR)/build
+export NUMAB_CACHE NUMAB_OUT
+
+# make check T=testbed,runner    categories (tests/run -t)
+# make check TESTS=promote       only units whose name contains a pattern
+T ?=
+TESTS ?=
+VARIANT ?= test
+
+comma := ,
+# T names only categories that need no kernel
+HOST_ONLY = $(if $(T),$(if $(filter-out host numabctl,$(subst $(comma), ,$(T))),,y))
+
+.PHONY: all help deps kernel kernel-debug kernel-tree guest numabctl \
+	check check-host vm shell demo series-import series-export \
+	series-status clean distclean
+
+all: kernel guest numabctl
+
+help:
+	@echo 'numab targets:'
+	@echo '  make demo          boot the tiered testbed and show its memory tiers'
+	@echo '  make check         build everything, run host and VM tests'
+	@echo '                     (T=host,numabctl,testbed,runner  TESTS=pattern)'
+	@echo '  make deps          install what is missing (apt-get)'
+	@echo '  make kernel        build the patched test kernel (incremental)'
+	@echo '  make kernel-debug  build the debug kernel (KASAN, lockdep, ...)'
+	@echo '  make guest         build the guest test programs'
+	@echo '  make numabctl      build tools/numab/numabctl'
+	@echo '  make vm CMD="..."  run a command in the tiered guest'
+	@echo '  make shell         interactive shell in the tiered guest'
+	@echo '  make series-import re-apply kernel/patches onto the kernel tree'
+	@echo '  make series-export write the kernel tree commits to kernel/patches'
+	@echo '  make series-status state of the kernel tree vs kernel/patches'
+
+deps:
+	@scripts/deps
+
+kernel: deps
+	@scripts/build-kernel test
+
+kernel-debug: deps
+	@scripts/build-kernel debug
+
+kernel-tree: deps
+	@scripts/kernel-tree prepare
+
+guest: kernel-tree
+	@$(MAKE) -s -C tests OUT=$(NUMAB_OUT) KTREE="$$(scripts/kernel-tree path)"
+
+numabctl: deps
+	@if [ -f tools/numab/Makefile ]; then \
+		$(MAKE) -s -C tools/numab && \
+		mkdir -p $(NUMAB_OUT)/guest/bin && \
+		cp tools/numab/numabctl $(NUMAB_OUT)/guest/bin/; \
+	fi
+
+check: deps
+	@$(MAKE) -s $(if $(HOST_ONLY),,kernel guest) numabctl
+	@tests/run $(if $(T),-t $(T)) $(TESTS)
+
+check-host: deps
+	@tests/run -t host,numabctl
+
+vm: kernel guest numabctl
+	@scripts/vm --variant $(VARIANT) -- $(if $(CMD),$(CMD),'cat /proc/cmdline')
+
+shell: kernel guest numabctl
+	@scripts/vm --variant $(VARIANT) --shell
+
+demo: kernel guest numabctl
+	@scripts/demo
+
+series-import: deps
+	@scripts/kernel-tree import
+
+series-export:
+	@scripts/kernel-tree export
+
+series-status:
+	@scripts/kernel-tree status
+
+clean:
+	rm -rf $(NUMAB_OUT)
+	@if [ -f tools/numab/Makefile ]; then $(MAKE) -s -C tools/numab clean; fi
+
+distclean: clean
+	rm -rf $(NUMAB_CACHE)

@@ -1,0 +1,286 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers shared by the numab guest tests: procfs/sysfs/debugfs access,
+ * page placement through move_pages(2), scan-sequence and vmstat reads.
+ * The tests themselves use kselftest_harness.h from the kernel tree.
+ */
+#ifndef NUMAB_TEST_H
+#define NUMAB_TEST_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+
+#define NUMAB_DEBUGFS "/sys/kernel/debug/sched/numa_balancing"
+#define NUMAB_MODE "/proc/sys/kernel/numa_balancing"
+#define MPOL_MF_MOVE (1 << 1)
+
+static inline long nt_move_pages(unsigned long count, void **pages,
+				 const int *nodes, int *status, int flags)
+{
+	return syscall(SYS_move_pages, 0, count, pages, nodes, status, flags);
+}
+
+/* Read a whole small file into buf; returns bytes read or -errno. */
+static inline int nt_read(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, size - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	return (int)n;
+}
+
+static inline int nt_write(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, val, strlen(val));
+	close(fd);
+	return n < 0 ? -errno : 0;
+}
+
+static inline long nt_read_long(const char *path, long def)
+{
+	char buf[64];
+
+	if (nt_read(path, buf, sizeof(buf)) <= 0)
+		return def;
+	return strtol(buf, NULL, 0);
+}
+
+static inline int nt_write_long(const char *path, long val)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%ld", val);
+	return nt_write(path, buf);
+}
+
+/* Value of KEY in a "key value" file such as /proc/vmstat, or -1. */
+static inline long long nt_keyval(const char *path, const char *key)
+{
+	char line[256], name[128];
+	long long v, ret = -1;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%127s %lld", name, &v) == 2 && !strcmp(name, key)) {
+			ret = v;
+			break;
+		}
+	}
+	fclose(f);
+	return ret;
+}
+
+static inline long long nt_vmstat(const char *key)
+{
+	return nt_keyval("/proc/vmstat", key);
+}
+
+/* mm->numa_scan_seq of this process (SCHED_DEBUG's /proc/self/sched). */
+static inline long nt_scan_seq(void)
+{
+	char line[256];
+	long v = -1;
+	FILE *f = fopen("/proc/self/sched", "r");
+
+	if (!f)
+		return -1;
+	/* "mm->numa_scan_seq   :   12" (P(mm->numa_scan_seq) in debug.c) */
+	while (fgets(line, sizeof(line), f)) {
+		char *colon = strchr(line, ':');
+
+		if (!strncmp(line, "mm->numa_scan_seq", 17) && colon) {
+			v = strtol(colon + 1, NULL, 10);
+			break;
+		}
+	}
+	fclose(f);
+	return v;
+}
+
+/*
+ * Pages of the VMA starting at ADDR on NODE, from /proc/self/numa_maps
+ * ("7f12a0000000 default anon=16384 dirty=16384 N0=16 N1=16368 ..."), or -1.
+ */
+static inline long nt_numa_maps_node(const void *addr, int node)
+{
+	char line[1024], key[16];
+	unsigned long start;
+	long v = -1;
+	FILE *f = fopen("/proc/self/numa_maps", "r");
+
+	if (!f)
+		return -1;
+	snprintf(key, sizeof(key), " N%d=", node);
+	while (fgets(line, sizeof(line), f)) {
+		char *p;
+
+		if (sscanf(line, "%lx", &start) != 1 || start != (unsigned long)addr)
+			continue;
+		p = strstr(line, key);
+		v = p ? strtol(p + strlen(key), NULL, 10) : 0;
+		break;
+	}
+	fclose(f);
+	return v;
+}
+
+static inline double nt_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* The memory tier (memory_tierN) that holds NODE, or -1. */
+static inline int nt_node_tier(int node)
+{
+	char path[128], buf[256];
+	int tier;
+
+	for (tier = 0; tier < 4096; tier++) {
+		int lo, hi, n;
+		char *p;
+
+		snprintf(path, sizeof(path),
+			 "/sys/devices/virtual/memory_tiering/memory_tier%d/nodelist",
+			 tier);
+		if (nt_read(path, buf, sizeof(buf)) <= 0)
+			continue;
+		/* nodelist is a cpulist-style range list: "0", "0-1", "0,2-3" */
+		for (p = buf; *p; ) {
+			n = sscanf(p, "%d-%d", &lo, &hi);
+			if (n < 1)
+				break;
+			if (n == 1)
+				hi = lo;
+			if (node >= lo && node <= hi)
+				return tier;
+			p += strcspn(p, ",");
+			if (*p == ',')
+				p++;
+		}
+	}
+	return -1;
+}
+
+/* Where the pages of a buffer are: count per node 0/1 and elsewhere. */
+struct nt_placement {
+	long node[2];
+	long other;
+};
+
+static inline int nt_placement(char *buf, long npages, long pagesz,
+			       struct nt_placement *pl)
+{
+	void **pages = calloc(npages, sizeof(*pages));
+	int *status = calloc(npages, sizeof(*status));
+	long i;
+	int ret = 0;
+
+	if (!pages || !status) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < npages; i++)
+		pages[i] = buf + i * pagesz;
+	if (nt_move_pages(npages, pages, NULL, status, 0)) {
+		ret = -errno;
+		goto out;
+	}
+	memset(pl, 0, sizeof(*pl));
+	for (i = 0; i < npages; i++) {
+		if (status[i] == 0 || status[i] == 1)
+			pl->node[status[i]]++;
+		else
+			pl->other++;
+	}
+out:
+	free(pages);
+	free(status);
+	return ret;
+}
+
+/* Move every page of a buffer to NODE; returns pages not moved or -errno. */
+static inline long nt_move_all(char *buf, long npages, long pagesz, int node)
+{
+	void **pages = calloc(npages, sizeof(*pages));
+	int *nodes = calloc(npages, sizeof(*nodes));
+	int *status = calloc(npages, sizeof(*status));
+	long i, left = 0;
+
+	if (!pages || !nodes || !status) {
+		left = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < npages; i++) {
+		pages[i] = buf + i * pagesz;
+		nodes[i] = node;
+	}
+	left = nt_move_pages(npages, pages, nodes, status, MPOL_MF_MOVE);
+	if (left < 0)
+		left = -errno;
+out:
+	free(pages);
+	free(nodes);
+	free(status);
+	return left;
+}
+
+/*
+ * Saved NUMA-balancing tunables, so a test can lower the scan delay and
+ * period and put everything back in its teardown.
+ */
+struct nt_tunables {
+	long mode, scan_delay, period_min, period_max, scan_size;
+};
+
+static inline void nt_tunables_save(struct nt_tunables *t)
+{
+	t->mode = nt_read_long(NUMAB_MODE, -1);
+	t->scan_delay = nt_read_long(NUMAB_DEBUGFS "/scan_delay_ms", -1);
+	t->period_min = nt_read_long(NUMAB_DEBUGFS "/scan_period_min_ms", -1);
+	t->period_max = nt_read_long(NUMAB_DEBUGFS "/scan_period_max_ms", -1);
+	t->scan_size = nt_read_long(NUMAB_DEBUGFS "/scan_size_mb", -1);
+}
+
+static inline int nt_tunables_set(const struct nt_tunables *t)
+{
+	int ret = 0;
+
+	if (t->mode >= 0)
+		ret |= nt_write_long(NUMAB_MODE, t->mode);
+	if (t->scan_delay >= 0)
+		ret |= nt_write_long(NUMAB_DEBUGFS "/scan_delay_ms", t->scan_delay);
+	/* max before min so that min <= max holds at every step */
+	if (t->period_max >= 0)
+		ret |= nt_write_long(NUMAB_DEBUGFS "/scan_period_max_ms", t->period_max);
+	if (t->period_min >= 0)
+		ret |= nt_write_long(NUMAB_DEBUGFS "/scan_period_min_ms", t->period_min);
+	if (t->scan_size >= 0)
+		ret |= nt_write_long(NUMAB_DEBUGFS "/scan_size_mb", t->scan_size);
+	return ret;
+}
+
+#endif /* NUMAB_TEST_H */
