@@ -1,0 +1,319 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Workload helpers for the numab guest tests of the scan-filter series
+ * (issue 3): task mempolicy binding, tmpfs files placed on a node, sleeping
+ * threads that only inflate get_nr_threads(), mappings at chosen relative
+ * addresses, vmstat snapshots, the PID hash vma_is_accessed() uses, and
+ * per-thread fault counts. Include after numab_test.h.
+ */
+#ifndef NUMAB_WORK_H
+#define NUMAB_WORK_H
+
+#include <pthread.h>
+#include <stdint.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+
+#include "numab_test.h"
+
+#ifndef MPOL_DEFAULT
+#define MPOL_DEFAULT	0
+#define MPOL_BIND	2
+#endif
+#ifndef MAP_FIXED_NOREPLACE
+#define MAP_FIXED_NOREPLACE 0x100000
+#endif
+
+#define NW_MB		(1UL << 20)
+
+/* ---- memory policy ------------------------------------------------------ */
+
+/* Bind this thread's future allocations to NODE (node < 0: back to default). */
+static inline int nw_bind_node(int node)
+{
+	unsigned long mask = node >= 0 ? 1UL << node : 0;
+
+	if (node < 0)
+		return syscall(SYS_set_mempolicy, MPOL_DEFAULT, NULL, 0) ? -errno : 0;
+	return syscall(SYS_set_mempolicy, MPOL_BIND, &mask,
+		       sizeof(mask) * 8) ? -errno : 0;
+}
+
+/* "Node N MemFree:  123 kB" of /sys/devices/system/node/nodeN/meminfo, in kB */
+static inline long nw_node_meminfo_kb(int node, const char *key)
+{
+	char path[96], line[256], k[64];
+	long v, ret = -1;
+	int n;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/meminfo", node);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "Node %d %63[^:]: %ld", &n, k, &v) == 3 &&
+		    !strcmp(k, key)) {
+			ret = v;
+			break;
+		}
+	}
+	fclose(f);
+	return ret;
+}
+
+/*
+ * Create PATH (on tmpfs) of SIZE bytes with its page cache on NODE: the
+ * pages are allocated by write(2) under a temporary MPOL_BIND of this
+ * thread (shmem falls back to the task policy). Returns 0 or -errno.
+ */
+static inline int nw_tmpfs_file_on(const char *path, size_t size, int node)
+{
+	size_t done = 0, chunk = NW_MB;
+	char *buf = malloc(chunk);
+	int fd, ret = 0;
+
+	if (!buf)
+		return -ENOMEM;
+	memset(buf, 0x5a, chunk);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	if (fd < 0) {
+		free(buf);
+		return -errno;
+	}
+	ret = nw_bind_node(node);
+	while (!ret && done < size) {
+		size_t n = size - done < chunk ? size - done : chunk;
+		ssize_t w = write(fd, buf, n);
+
+		if (w <= 0)
+			ret = w < 0 ? -errno : -EIO;
+		else
+			done += w;
+	}
+	nw_bind_node(-1);
+	close(fd);
+	free(buf);
+	return ret;
+}
+
+/* ---- threads -------------------------------------------------------------- */
+
+static inline pid_t nw_gettid(void)
+{
+	return (pid_t)syscall(SYS_gettid);
+}
+
+/*
+ * The bit vma_set_access_pid_bit() sets for a thread: hash_32(pid, 6) on a
+ * 64-bit kernel (GOLDEN_RATIO_32 multiplicative hash).
+ */
+static inline unsigned int nw_pid_bit(pid_t pid)
+{
+	return ((uint32_t)pid * 0x61C88647u) >> (32 - 6);
+}
+
+/* Threads that sleep in read(2) until nw_sleepers_stop(): they never run. */
+struct nw_sleepers {
+	pthread_t *tids;
+	int n;
+	int pipefd[2];
+};
+
+static void *nw_sleeper_fn(void *arg)
+{
+	char c;
+
+	while (read((int)(long)arg, &c, 1) < 0 && errno == EINTR)
+		;
+	return NULL;
+}
+
+static inline int nw_sleepers_start(struct nw_sleepers *s, int n)
+{
+	pthread_attr_t attr;
+	int i, ret;
+
+	memset(s, 0, sizeof(*s));
+	if (pipe(s->pipefd))
+		return -errno;
+	s->tids = calloc(n, sizeof(*s->tids));
+	if (!s->tids)
+		return -ENOMEM;
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, 64 << 10);
+	for (i = 0; i < n; i++) {
+		ret = pthread_create(&s->tids[i], &attr, nw_sleeper_fn,
+				     (void *)(long)s->pipefd[0]);
+		if (ret) {
+			pthread_attr_destroy(&attr);
+			return -ret;
+		}
+		s->n++;
+	}
+	pthread_attr_destroy(&attr);
+	return 0;
+}
+
+static inline void nw_sleepers_stop(struct nw_sleepers *s)
+{
+	int i;
+
+	if (!s->tids)
+		return;
+	close(s->pipefd[1]);
+	for (i = 0; i < s->n; i++)
+		pthread_join(s->tids[i], NULL);
+	close(s->pipefd[0]);
+	free(s->tids);
+	s->tids = NULL;
+}
+
+/* Minor faults (NUMA hinting faults included) taken by the calling thread. */
+static inline long nw_thread_minflt(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_THREAD, &ru))
+		return -1;
+	return ru.ru_minflt;
+}
+
+/* ---- address space layout --------------------------------------------------- */
+
+/*
+ * Find SIZE bytes of free address space (mmap's choice, then released) so
+ * that mappings can be placed inside it with MAP_FIXED_NOREPLACE in a
+ * chosen order. Returns NULL on failure.
+ */
+static inline char *nw_reserve_va(size_t size)
+{
+	char *p = mmap(NULL, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS |
+		       MAP_NORESERVE, -1, 0);
+
+	if (p == MAP_FAILED)
+		return NULL;
+	munmap(p, size);
+	return p;
+}
+
+/* ---- vmstat ------------------------------------------------------------------ */
+
+struct nw_vmstat {
+	long long hint_faults, hint_faults_local, pte_updates, promote_success,
+		  pages_migrated;
+};
+
+static inline void nw_vmstat_read(struct nw_vmstat *v)
+{
+	v->hint_faults = nt_vmstat("numa_hint_faults");
+	v->hint_faults_local = nt_vmstat("numa_hint_faults_local");
+	v->pte_updates = nt_vmstat("numa_pte_updates");
+	v->promote_success = nt_vmstat("pgpromote_success");
+	v->pages_migrated = nt_vmstat("numa_pages_migrated");
+}
+
+static inline void nw_vmstat_delta(const struct nw_vmstat *a,
+				   const struct nw_vmstat *b, struct nw_vmstat *d)
+{
+	d->hint_faults = b->hint_faults - a->hint_faults;
+	d->hint_faults_local = b->hint_faults_local - a->hint_faults_local;
+	d->pte_updates = b->pte_updates - a->pte_updates;
+	d->promote_success = b->promote_success - a->promote_success;
+	d->pages_migrated = b->pages_migrated - a->pages_migrated;
+}
+
+/* ---- placement of a strided set of pages ---------------------------------------- */
+
+/*
+ * Count per node the pages BUF + (FIRST + i * STRIDE) * PAGESZ for i < N
+ * (move_pages(2) query). Returns 0 or -errno.
+ */
+static inline int nw_placement_strided(char *buf, long first, long stride,
+				       long n, long pagesz, struct nt_placement *pl)
+{
+	void **pages = calloc(n, sizeof(*pages));
+	int *status = calloc(n, sizeof(*status));
+	long i;
+	int ret = 0;
+
+	if (!pages || !status) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < n; i++)
+		pages[i] = buf + (first + i * stride) * pagesz;
+	if (nt_move_pages(n, pages, NULL, status, 0)) {
+		ret = -errno;
+		goto out;
+	}
+	memset(pl, 0, sizeof(*pl));
+	for (i = 0; i < n; i++) {
+		if (status[i] == 0 || status[i] == 1)
+			pl->node[status[i]]++;
+		else
+			pl->other++;
+	}
+out:
+	free(pages);
+	free(status);
+	return ret;
+}
+
+/* Move the strided page set to NODE; returns pages not moved or -errno. */
+static inline long nw_move_strided(char *buf, long first, long stride, long n,
+				   long pagesz, int node)
+{
+	void **pages = calloc(n, sizeof(*pages));
+	int *nodes = calloc(n, sizeof(*nodes));
+	int *status = calloc(n, sizeof(*status));
+	long i, left;
+
+	if (!pages || !nodes || !status) {
+		left = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		pages[i] = buf + (first + i * stride) * pagesz;
+		nodes[i] = node;
+	}
+	left = nt_move_pages(n, pages, nodes, status, MPOL_MF_MOVE);
+	if (left < 0)
+		left = -errno;
+out:
+	free(pages);
+	free(nodes);
+	free(status);
+	return left;
+}
+
+/* ---- misc ------------------------------------------------------------------------ */
+
+/* An integer knob from the environment (for longer diagnostic runs). */
+static inline long nw_env_long(const char *name, long def)
+{
+	const char *s = getenv(name);
+
+	return s && *s ? strtol(s, NULL, 0) : def;
+}
+
+/* xorshift64: cheap random page picks in hot loops */
+static inline uint64_t nw_rand(uint64_t *state)
+{
+	uint64_t x = *state;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	return *state = x;
+}
+
+/* Is the testbed tiered (node 1 in a lower memory tier than node 0)? */
+static inline int nw_tiered(void)
+{
+	int t0 = nt_node_tier(0), t1 = nt_node_tier(1);
+
+	return t0 >= 0 && t1 > t0;
+}
+
+#endif /* NUMAB_WORK_H */

@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cpuset.mems pinning (issue 3, test 5).
+ *
+ * A task whose cpuset.mems allows one node only cannot have its memory
+ * migrated anywhere, so NUMA-balancing hinting faults are pure overhead:
+ * the patched kernel skips the scan (task_numa_work() returns early when
+ * cpusets_enabled() and the task's mems_allowed has a single node, with
+ * the sched_skip_cpuset_numa tracepoint).
+ *
+ * The test process moves itself into a cgroup-v2 child with the cpuset
+ * controller, cpuset.cpus = all CPUs, and runs with numa_balancing=1
+ * (NORMAL, so that stock does mark top-tier pages) a 64 MiB anonymous
+ * buffer on node 0 touched in a loop by the main thread; a second,
+ * sleeping thread makes mm_users > 1 (change_pte_range() skips pages on
+ * the local node of a single-threaded task).
+ *
+ *  - two_nodes: cpuset.mems = 0-1; over N scan sequences the global
+ *    numa_pte_updates delta must be > 0 (the scan runs: any kernel).
+ *  - one_node: first the same calibration phase with 0-1 (measures how
+ *    long N sequences take and checks the scanner runs), then
+ *    cpuset.mems = 0 for N sequences or, since a kernel that skips the
+ *    scan may stop numa_scan_seq too, for max(2 x calibration time, 10 s):
+ *    numa_pte_updates delta must be 0. Stock 6.12 keeps scanning: fails.
+ *
+ * numa_pte_updates is global (/proc/vmstat): the guest runs nothing else.
+ * Knobs: CPUSET_SEQ [10], CPUSET_MAX_SECONDS [180].
+ */
+#include "../lib/numab_test.h"
+#include "../lib/numab_work.h"
+#include "kselftest_harness.h"
+
+#include <sys/stat.h>
+
+#define CG_ROOT		"/sys/fs/cgroup"
+#define CG_DIR		CG_ROOT "/numab-cpuset"
+#define BUF_MB		64
+
+FIXTURE(cpuset) {
+	struct nt_tunables saved;
+	struct nw_sleepers sleepers;
+	char *buf;
+	long pagesz, npages;
+	int in_cgroup;
+};
+
+struct phase {
+	long seqs;
+	double seconds;
+	struct nw_vmstat d;
+};
+
+static int write_pid(const char *path, pid_t pid)
+{
+	return nt_write_long(path, pid);
+}
+
+FIXTURE_SETUP(cpuset)
+{
+	struct nt_tunables tun = {
+		.mode = 1, .scan_delay = 1000, .period_min = 100,
+		.period_max = 100, .scan_size = 16,
+	};
+	char buf[256];
+	struct nt_placement pl;
+
+	if (access(NUMAB_DEBUGFS, F_OK))
+		SKIP(return, "no %s (needs DEBUG_FS and SCHED_DEBUG)", NUMAB_DEBUGFS);
+	if (nt_scan_seq() < 0)
+		SKIP(return, "no mm->numa_scan_seq in /proc/self/sched");
+	if (nt_read(CG_ROOT "/cgroup.controllers", buf, sizeof(buf)) <= 0)
+		SKIP(return, "no cgroup v2 at %s", CG_ROOT);
+	if (!strstr(buf, "cpuset"))
+		SKIP(return, "no cpuset controller in %s/cgroup.controllers (\"%s\")",
+		     CG_ROOT, strtok(buf, "\n"));
+	if (nt_write(CG_ROOT "/cgroup.subtree_control", "+cpuset"))
+		SKIP(return, "cannot enable +cpuset in %s/cgroup.subtree_control", CG_ROOT);
+	if (mkdir(CG_DIR, 0755) && errno != EEXIST)
+		SKIP(return, "mkdir %s: %s", CG_DIR, strerror(errno));
+	if (access(CG_DIR "/cpuset.mems", F_OK))
+		SKIP(return, "%s has no cpuset.mems", CG_DIR);
+	ASSERT_GT(nt_read(CG_ROOT "/cpuset.cpus.effective", buf, sizeof(buf)), 0);
+	ASSERT_EQ(nt_write(CG_DIR "/cpuset.cpus", strtok(buf, "\n")), 0);
+	ASSERT_EQ(nt_write(CG_DIR "/cpuset.mems", "0-1"), 0);
+	ASSERT_EQ(write_pid(CG_DIR "/cgroup.procs", getpid()), 0);
+	self->in_cgroup = 1;
+
+	nt_tunables_save(&self->saved);
+	ASSERT_EQ(nt_tunables_set(&tun), 0);
+
+	self->pagesz = getpagesize();
+	self->npages = (BUF_MB << 20) / self->pagesz;
+	self->buf = mmap(NULL, BUF_MB << 20, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(self->buf, MAP_FAILED);
+	ASSERT_EQ(madvise(self->buf, BUF_MB << 20, MADV_NOHUGEPAGE), 0);
+	memset(self->buf, 1, BUF_MB << 20);
+	if (self->npages <= 0)
+		SKIP(return, "page size %ld", self->pagesz);
+	ASSERT_EQ(nt_placement(self->buf, self->npages, self->pagesz, &pl), 0);
+	ASSERT_EQ(pl.node[0], self->npages);
+	ASSERT_EQ(nw_sleepers_start(&self->sleepers, 1), 0);
+}
+
+FIXTURE_TEARDOWN(cpuset)
+{
+	nw_sleepers_stop(&self->sleepers);
+	if (self->buf && self->buf != MAP_FAILED)
+		munmap(self->buf, BUF_MB << 20);
+	if (self->in_cgroup) {
+		write_pid(CG_ROOT "/cgroup.procs", getpid());
+		rmdir(CG_DIR);
+	}
+	nt_tunables_set(&self->saved);
+}
+
+/* Mems_allowed_list of this task, as the kernel sees it */
+static void mems_allowed(char *out, size_t size)
+{
+	char line[256];
+	FILE *f = fopen("/proc/self/status", "r");
+
+	snprintf(out, size, "?");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Mems_allowed_list: %63s", out) == 1)
+			break;
+	fclose(f);
+}
+
+/*
+ * Set cpuset.mems, then touch the buffer until NSEQ scan sequences or CAP
+ * seconds have passed.
+ */
+static int phase(FIXTURE_DATA(cpuset) *self, const char *mems, long nseq,
+		 double cap, struct phase *ph)
+{
+	struct nw_vmstat v0, v1;
+	volatile char *b = self->buf;
+	long seq0, seq, i;
+	double t0, t;
+	int ret = nt_write(CG_DIR "/cpuset.mems", mems);
+
+	if (ret)
+		return ret;
+	nw_vmstat_read(&v0);
+	seq0 = nt_scan_seq();
+	t0 = nt_now();
+	do {
+		for (i = 0; i < self->npages; i++)
+			b[i * self->pagesz]++;
+		seq = nt_scan_seq();
+		t = nt_now();
+	} while (seq - seq0 < nseq && t - t0 < cap);
+	nw_vmstat_read(&v1);
+	nw_vmstat_delta(&v0, &v1, &ph->d);
+	ph->seqs = seq - seq0;
+	ph->seconds = t - t0;
+	return 0;
+}
+
+static void log_phase(struct __test_metadata *_metadata, const char *name,
+		      const char *mems, const struct phase *ph)
+{
+	char allowed[64];
+
+	mems_allowed(allowed, sizeof(allowed));
+	TH_LOG("RESULT cpuset %s: cpuset.mems=%s (Mems_allowed_list %s): %ld scan sequences in %.1f s: numa_pte_updates +%lld numa_hint_faults +%lld (local +%lld)",
+	       name, mems, allowed, ph->seqs, ph->seconds, ph->d.pte_updates,
+	       ph->d.hint_faults, ph->d.hint_faults_local);
+}
+
+TEST_F_TIMEOUT(cpuset, two_nodes_scans, 600)
+{
+	long nseq = nw_env_long("CPUSET_SEQ", 10);
+	double cap = nw_env_long("CPUSET_MAX_SECONDS", 180);
+	struct phase warm, ph;
+
+	ASSERT_EQ(phase(self, "0-1", 2, cap, &warm), 0);
+	ASSERT_EQ(phase(self, "0-1", nseq, cap, &ph), 0);
+	log_phase(_metadata, "two_nodes", "0-1", &ph);
+	ASSERT_GE(ph.seqs, nseq);
+	ASSERT_GT(ph.d.pte_updates, 0);
+}
+
+TEST_F_TIMEOUT(cpuset, one_node_no_pte_updates, 600)
+{
+	long nseq = nw_env_long("CPUSET_SEQ", 10);
+	double cap = nw_env_long("CPUSET_MAX_SECONDS", 180);
+	struct phase warm, cal, ph;
+	double window;
+
+	/* calibration with both nodes: the scanner runs, and how fast */
+	ASSERT_EQ(phase(self, "0-1", 2, cap, &warm), 0);
+	ASSERT_EQ(phase(self, "0-1", nseq, cap, &cal), 0);
+	log_phase(_metadata, "calibration", "0-1", &cal);
+	ASSERT_GE(cal.seqs, nseq);
+	ASSERT_GT(cal.d.pte_updates, 0);
+
+	window = 2 * cal.seconds > 10 ? 2 * cal.seconds : 10;
+	ASSERT_EQ(phase(self, "0", nseq, window, &ph), 0);
+	log_phase(_metadata, "one_node", "0", &ph);
+	ASSERT_EQ(ph.d.pte_updates, 0) {
+		TH_LOG("memory pinned to node 0 by cpuset.mems was still scanned: %lld PTE updates in %ld sequences",
+		       ph.d.pte_updates, ph.seqs);
+	}
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,255 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * PID-filter stranding (issue 3, test 1).
+ *
+ * In memory-tiering mode (numa_balancing=2) the scanner skips a VMA that
+ * the scanning thread has not taken a hinting fault in recently
+ * (vma_is_accessed(), reason pid_inactive). A VMA whose pages sit on the
+ * slow tier and that has never been made PROT_NONE cannot fault, so it
+ * never becomes "accessed": it stays on node 1 however hot it is, until
+ * numa_scan_seq passes prev_scan_seq + get_nr_threads() (the fallback
+ * "horizon"). The patched kernel scans such a VMA promotion-only.
+ *
+ * Shape (what reproduced it on stock 6.12, see the issue):
+ *  - 128 sleeping threads, so the horizon is ~130 scan sequences away;
+ *  - B: a 512 MiB memfd mapping faulted onto node 1 that the scanning
+ *    (main, only running) thread keeps faulting in, ~200 random page
+ *    touches per second: B stays "accessed", the scan always has an
+ *    accessed VMA to work on and never falls back to forcing one, and B is
+ *    larger than one pass (scan_size_mb 16, 8x that in virtual space) so a
+ *    pass never starts at offset 0 and completes B;
+ *  - S: a 32 MiB anonymous mapping at a LOWER address than B (placed with
+ *    MAP_FIXED_NOREPLACE), first on node 0 for a few scan sequences (new
+ *    VMAs are scanned unconditionally for their first two sequences; on
+ *    node 0 nothing is marked in mode 2, so S takes no fault), then moved
+ *    to node 1 with move_pages(2) and touched in a hot loop;
+ *  - node 0 filled with a tmpfs file (written while bound to node 0) until
+ *    it is below "free enough" (1 GiB + promo watermark), so promotion
+ *    goes through the hot-threshold path as on a loaded host.
+ *
+ * Assertion: >= 95% of S back on node 0 within MAX_SEQ scan sequences
+ * (mm->numa_scan_seq) after the move; a seconds cap keeps the test bounded
+ * on a slow guest. Stock 6.12 strands S until the horizon (~123 sequences
+ * with 128 threads) and fails; the patched kernel promotes within a few.
+ *
+ * Environment knobs for diagnostic runs (defaults in brackets):
+ * STRAND_MAX_SEQ [25], STRAND_MAX_SECONDS [420], STRAND_THREADS [128],
+ * STRAND_NODE0_FREE_MB [512] (node 0 free memory left by the filler; 0 =
+ * no filler), STRAND_TOUCH_HZ [200].
+ */
+#include "../lib/numab_test.h"
+#include "../lib/numab_work.h"
+#include "kselftest_harness.h"
+
+#define S_MB		32
+#define B_MB		512
+#define WARM_SEQ	4	/* sequences S spends on node 0 first */
+#define WARM_MIN_S	3.0	/* and at least these seconds (scan_delay 1 s) */
+#define WARM_MAX_S	300.0
+#define FILLER_PATH	"/tmp/numab-strand-filler"
+
+FIXTURE(strand) {
+	struct nt_tunables saved;
+	struct nw_sleepers sleepers;
+	char *S, *B;
+	int memfd;
+	int filler;
+	long pagesz, s_pages, b_pages;
+	long seq_created;
+	double t_created;
+	uint64_t rng;
+	double next_b, b_period;
+	long b_touches;
+};
+
+FIXTURE_SETUP(strand)
+{
+	struct nt_tunables tun = {
+		.mode = 2, .scan_delay = 1000, .period_min = 100,
+		.period_max = 100, .scan_size = 16,
+	};
+	long free_mb, target_mb, i, nthreads;
+	struct nt_placement pl;
+	char *va;
+
+	self->memfd = -1;
+	if (access(NUMAB_DEBUGFS, F_OK))
+		SKIP(return, "no %s (needs DEBUG_FS and SCHED_DEBUG)", NUMAB_DEBUGFS);
+	if (nt_scan_seq() < 0)
+		SKIP(return, "no mm->numa_scan_seq in /proc/self/sched");
+	if (!nw_tiered())
+		SKIP(return, "node 1 is not in a lower memory tier than node 0");
+	nt_tunables_save(&self->saved);
+	ASSERT_EQ(nt_tunables_set(&tun), 0);
+
+	self->pagesz = sysconf(_SC_PAGESIZE);
+	self->s_pages = (S_MB * NW_MB) / self->pagesz;
+	self->b_pages = (B_MB * NW_MB) / self->pagesz;
+	self->rng = 0x9e3779b97f4a7c15ULL ^ getpid();
+	self->b_period = 1.0 / nw_env_long("STRAND_TOUCH_HZ", 200);
+
+	/* node 0 below "free enough": a tmpfs file bound to node 0 */
+	target_mb = nw_env_long("STRAND_NODE0_FREE_MB", 512);
+	free_mb = nw_node_meminfo_kb(0, "MemFree") / 1024;
+	if (target_mb > 0 && free_mb > target_mb) {
+		ASSERT_EQ(nw_tmpfs_file_on(FILLER_PATH, (free_mb - target_mb) * NW_MB, 0), 0);
+		self->filler = 1;
+	}
+	TH_LOG("node0 MemFree %ld MiB before the filler, %ld MiB after; node1 MemFree %ld MiB",
+	       free_mb, nw_node_meminfo_kb(0, "MemFree") / 1024,
+	       nw_node_meminfo_kb(1, "MemFree") / 1024);
+
+	/* S below B: [S 32M][gap 32M][B 512M] */
+	va = nw_reserve_va((S_MB + 32 + B_MB) * NW_MB);
+	ASSERT_NE(va, NULL);
+	self->S = mmap(va, S_MB * NW_MB, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	ASSERT_EQ(self->S, va);
+	ASSERT_EQ(madvise(self->S, S_MB * NW_MB, MADV_NOHUGEPAGE), 0);
+	self->memfd = memfd_create("numab-B", 0);
+	ASSERT_GE(self->memfd, 0);
+	ASSERT_EQ(ftruncate(self->memfd, B_MB * NW_MB), 0);
+	self->B = mmap(va + (S_MB + 32) * NW_MB, B_MB * NW_MB,
+		       PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED_NOREPLACE,
+		       self->memfd, 0);
+	ASSERT_EQ(self->B, va + (S_MB + 32) * NW_MB);
+
+	/* B onto node 1: fault it in under a temporary bind */
+	ASSERT_EQ(nw_bind_node(1), 0);
+	for (i = 0; i < self->b_pages; i++)
+		self->B[i * self->pagesz] = 1;
+	ASSERT_EQ(nw_bind_node(-1), 0);
+	ASSERT_EQ(nt_placement(self->B, self->b_pages, self->pagesz, &pl), 0);
+	TH_LOG("B: node0 %ld node1 %ld other %ld pages", pl.node[0], pl.node[1], pl.other);
+	ASSERT_GE(pl.node[1], self->b_pages * 99 / 100);
+
+	/* S onto node 0 (local to the CPUs, default policy) */
+	memset(self->S, 1, S_MB * NW_MB);
+	ASSERT_EQ(nt_placement(self->S, self->s_pages, self->pagesz, &pl), 0);
+	ASSERT_EQ(pl.node[0], self->s_pages);
+	self->seq_created = nt_scan_seq();
+	self->t_created = nt_now();
+
+	nthreads = nw_env_long("STRAND_THREADS", 128);
+	ASSERT_EQ(nw_sleepers_start(&self->sleepers, nthreads), 0);
+	TH_LOG("S %p (%ld pages) below B %p (%ld pages), %ld sleeping threads, scan seq %ld",
+	       self->S, self->s_pages, self->B, self->b_pages, nthreads,
+	       self->seq_created);
+}
+
+FIXTURE_TEARDOWN(strand)
+{
+	nw_sleepers_stop(&self->sleepers);
+	if (self->S && self->S != MAP_FAILED)
+		munmap(self->S, S_MB * NW_MB);
+	if (self->B && self->B != MAP_FAILED)
+		munmap(self->B, B_MB * NW_MB);
+	if (self->memfd >= 0)
+		close(self->memfd);
+	if (self->filler)
+		unlink(FILLER_PATH);
+	nt_tunables_set(&self->saved);
+}
+
+/*
+ * One round of the workload: write every page of S once (the hot loop)
+ * and keep touching random pages of B at b_period intervals.
+ */
+static void work_round(FIXTURE_DATA(strand) *self)
+{
+	volatile char *s = self->S;
+	double now;
+	long i, n = 0;
+
+	for (i = 0; i < self->s_pages; i++)
+		s[i * self->pagesz]++;
+	now = nt_now();
+	if (self->next_b == 0 || now - self->next_b > 1.0)
+		self->next_b = now;	/* start, or far behind: do not burst */
+	while (self->next_b <= now && n++ < 64) {
+		long pg = nw_rand(&self->rng) % self->b_pages;
+
+		((volatile char *)self->B)[pg * self->pagesz]++;
+		self->b_touches++;
+		self->next_b += self->b_period;
+	}
+}
+
+TEST_F_TIMEOUT(strand, promoted_within_bound, 1200)
+{
+	long max_seq = nw_env_long("STRAND_MAX_SEQ", 25);
+	double max_s = nw_env_long("STRAND_MAX_SECONDS", 420);
+	long want = self->s_pages * 95 / 100;
+	long seq, seq0, last_seq = -1, logged = 0, promoted_seq = -1;
+	double t, t0, next_sample = 0;
+	struct nw_vmstat v0, v1, d;
+	struct nt_placement pl = { 0 };
+
+	/* warm-up on node 0: past S's two unconditional sequences */
+	do {
+		work_round(self);
+		seq = nt_scan_seq();
+		t = nt_now();
+	} while ((seq < self->seq_created + WARM_SEQ ||
+		  t - self->t_created < WARM_MIN_S) &&
+		 t - self->t_created < WARM_MAX_S);
+	TH_LOG("warm-up: S on node0 for %ld scan sequences, %.1f s",
+	       seq - self->seq_created, t - self->t_created);
+	ASSERT_GE(seq, self->seq_created + WARM_SEQ) {
+		TH_LOG("the scanner did not run %d sequences in %.0f s", WARM_SEQ, WARM_MAX_S);
+	}
+
+	ASSERT_EQ(nt_move_all(self->S, self->s_pages, self->pagesz, 1), 0);
+	ASSERT_EQ(nt_placement(self->S, self->s_pages, self->pagesz, &pl), 0);
+	ASSERT_EQ(pl.node[1], self->s_pages);
+
+	nw_vmstat_read(&v0);
+	seq0 = nt_scan_seq();
+	t0 = nt_now();
+	TH_LOG("S moved to node1 at scan seq %ld; hot loop (+%.0f B touches/s), bound %ld sequences / %.0f s",
+	       seq0, 1.0 / self->b_period, max_seq, max_s);
+	for (;;) {
+		work_round(self);
+		t = nt_now();
+		if (t < next_sample)
+			continue;
+		next_sample = t + 0.5;
+		ASSERT_EQ(nt_placement(self->S, self->s_pages, self->pagesz, &pl), 0);
+		seq = nt_scan_seq();
+		if (seq != last_seq && (seq - seq0 <= 30 || (seq - seq0) % 10 == 0 ||
+					pl.node[0] >= want)) {
+			nw_vmstat_read(&v1);
+			nw_vmstat_delta(&v0, &v1, &d);
+			TH_LOG("seq +%3ld %6.1f s: S node0 %5ld node1 %5ld | promote +%lld hint_faults +%lld (local +%lld) pte_updates +%lld",
+			       seq - seq0, t - t0, pl.node[0], pl.node[1],
+			       d.promote_success, d.hint_faults,
+			       d.hint_faults_local, d.pte_updates);
+			logged++;
+		}
+		last_seq = seq;
+		if (pl.node[0] >= want) {
+			promoted_seq = seq - seq0;
+			break;
+		}
+		if (seq - seq0 > max_seq || t - t0 > max_s)
+			break;
+	}
+	nw_vmstat_read(&v1);
+	nw_vmstat_delta(&v0, &v1, &d);
+	TH_LOG("RESULT strand_pid: %s after %ld scan sequences, %.1f s: S node0 %ld/%ld node1 %ld; pgpromote_success +%lld numa_hint_faults +%lld (local +%lld) numa_pte_updates +%lld numa_pages_migrated +%lld; %ld B touches",
+	       promoted_seq >= 0 ? "PROMOTED" : "STRANDED",
+	       seq - seq0, t - t0, pl.node[0], self->s_pages, pl.node[1],
+	       d.promote_success, d.hint_faults, d.hint_faults_local,
+	       d.pte_updates, d.pages_migrated, self->b_touches);
+	/* S must come back to the top tier, within the sequence bound */
+	ASSERT_GE(pl.node[0], want) {
+		TH_LOG("S stranded on node1: %ld/%ld pages on node0 after %ld sequences (%.0f s)",
+		       pl.node[0], self->s_pages, seq - seq0, t - t0);
+	}
+	ASSERT_LE(promoted_seq, max_seq);
+	/* through NUMA-balancing promotion, not something else */
+	ASSERT_GE(d.promote_success, want);
+	ASSERT_GE(nt_numa_maps_node(self->S, 0), want);
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Read-only file stranding (issue 3, test 2).
+ *
+ * task_numa_work() skips every file mapping that is readable but not
+ * writable (reason shared_ro): they are assumed to be shared libraries,
+ * cache-replicated and not worth a hinting fault. In memory-tiering mode
+ * that also means page cache that sits on the slow tier is never promoted,
+ * however hot: the patched kernel scans such mappings promotion-only.
+ *
+ * A 32 MiB file on tmpfs is written while this thread is bound to node 1,
+ * so its page cache is on node 1; it is mapped PROT_READ, MAP_SHARED and
+ * read in a loop with numa_balancing=2. Assertion: >= 95% of it on node 0
+ * within MAX_SEQ scan sequences (seconds cap as well). Stock 6.12: no
+ * hinting fault at all, never promoted; the test fails.
+ *
+ * Environment knobs: ROFILE_MAX_SEQ [20], ROFILE_MAX_SECONDS [300],
+ * ROFILE_NODE0_FREE_MB [0] (fill node 0 down to this much free memory so
+ * promotion takes the hot-threshold path; 0 = no filler).
+ */
+#include "../lib/numab_test.h"
+#include "../lib/numab_work.h"
+#include "kselftest_harness.h"
+
+#define FILE_MB		32
+#define FILE_PATH	"/tmp/numab-rofile"
+#define FILLER_PATH	"/tmp/numab-rofile-filler"
+
+FIXTURE(rofile) {
+	struct nt_tunables saved;
+	char *map;
+	int fd, filler;
+	long pagesz, npages;
+};
+
+FIXTURE_SETUP(rofile)
+{
+	struct nt_tunables tun = {
+		.mode = 2, .scan_delay = 1000, .period_min = 100,
+		.period_max = 100, .scan_size = 16,
+	};
+	struct nt_placement pl;
+	long target_mb, free_mb, i;
+	volatile char sink = 0;
+
+	self->fd = -1;
+	if (access(NUMAB_DEBUGFS, F_OK))
+		SKIP(return, "no %s (needs DEBUG_FS and SCHED_DEBUG)", NUMAB_DEBUGFS);
+	if (nt_scan_seq() < 0)
+		SKIP(return, "no mm->numa_scan_seq in /proc/self/sched");
+	if (!nw_tiered())
+		SKIP(return, "node 1 is not in a lower memory tier than node 0");
+	nt_tunables_save(&self->saved);
+	ASSERT_EQ(nt_tunables_set(&tun), 0);
+	self->pagesz = getpagesize();
+	self->npages = (FILE_MB << 20) / self->pagesz;
+
+	target_mb = nw_env_long("ROFILE_NODE0_FREE_MB", 0);
+	free_mb = nw_node_meminfo_kb(0, "MemFree") / 1024;
+	if (target_mb > 0 && free_mb > target_mb) {
+		ASSERT_EQ(nw_tmpfs_file_on(FILLER_PATH, (free_mb - target_mb) * NW_MB, 0), 0);
+		self->filler = 1;
+	}
+
+	ASSERT_EQ(nw_tmpfs_file_on(FILE_PATH, FILE_MB * NW_MB, 1), 0);
+	self->fd = open(FILE_PATH, O_RDONLY);
+	ASSERT_GE(self->fd, 0);
+	self->map = mmap(NULL, FILE_MB * NW_MB, PROT_READ, MAP_SHARED, self->fd, 0);
+	ASSERT_NE(self->map, MAP_FAILED);
+	for (i = 0; i < self->npages; i++)
+		sink += self->map[i * self->pagesz];
+	if (self->npages <= 0)
+		SKIP(return, "page size %ld", self->pagesz);
+	ASSERT_EQ(nt_placement(self->map, self->npages, self->pagesz, &pl), 0);
+	TH_LOG("%s: %ld pages mapped PROT_READ MAP_SHARED at %p: node0 %ld node1 %ld other %ld; node0 MemFree %ld MiB",
+	       FILE_PATH, self->npages, self->map, pl.node[0], pl.node[1],
+	       pl.other, nw_node_meminfo_kb(0, "MemFree") / 1024);
+	ASSERT_GE(pl.node[1], self->npages * 99 / 100);
+	(void)sink;
+}
+
+FIXTURE_TEARDOWN(rofile)
+{
+	if (self->map && self->map != MAP_FAILED)
+		munmap(self->map, FILE_MB * NW_MB);
+	if (self->fd >= 0)
+		close(self->fd);
+	unlink(FILE_PATH);
+	if (self->filler)
+		unlink(FILLER_PATH);
+	nt_tunables_set(&self->saved);
+}
+
+TEST_F_TIMEOUT(rofile, promoted_within_bound, 600)
+{
+	long max_seq = nw_env_long("ROFILE_MAX_SEQ", 20);
+	double max_s = nw_env_long("ROFILE_MAX_SECONDS", 300);
+	long want = self->npages * 95 / 100, i, seq, seq0, last_seq = -1;
+	long promoted_seq = -1;
+	double t, t0, next_sample = 0;
+	struct nw_vmstat v0, v1, d;
+	struct nt_placement pl = { 0 };
+	volatile char sink = 0;
+
+	nw_vmstat_read(&v0);
+	seq0 = nt_scan_seq();
+	t0 = nt_now();
+	for (;;) {
+		for (i = 0; i < self->npages; i++)
+			sink += self->map[i * self->pagesz];
+		t = nt_now();
+		if (t < next_sample)
+			continue;
+		next_sample = t + 0.25;
+		ASSERT_EQ(nt_placement(self->map, self->npages, self->pagesz, &pl), 0);
+		seq = nt_scan_seq();
+		if (seq != last_seq) {
+			nw_vmstat_read(&v1);
+			nw_vmstat_delta(&v0, &v1, &d);
+			TH_LOG("seq +%3ld %6.1f s: file node0 %5ld node1 %5ld | promote +%lld hint_faults +%lld pte_updates +%lld",
+			       seq - seq0, t - t0, pl.node[0], pl.node[1],
+			       d.promote_success, d.hint_faults, d.pte_updates);
+		}
+		last_seq = seq;
+		if (pl.node[0] >= want) {
+			promoted_seq = seq - seq0;
+			break;
+		}
+		if (seq - seq0 > max_seq || t - t0 > max_s)
+			break;
+	}
+	nw_vmstat_read(&v1);
+	nw_vmstat_delta(&v0, &v1, &d);
+	TH_LOG("RESULT strand_rofile: %s after %ld scan sequences, %.1f s: file node0 %ld/%ld node1 %ld; pgpromote_success +%lld numa_hint_faults +%lld numa_pte_updates +%lld",
+	       promoted_seq >= 0 ? "PROMOTED" : "STRANDED", seq - seq0, t - t0,
+	       pl.node[0], self->npages, pl.node[1], d.promote_success,
+	       d.hint_faults, d.pte_updates);
+	(void)sink;
+	ASSERT_GE(pl.node[0], want) {
+		TH_LOG("read-only file page cache stranded on node1: %ld/%ld on node0 after %ld sequences",
+		       pl.node[0], self->npages, seq - seq0);
+	}
+	ASSERT_LE(promoted_seq, max_seq);
+	ASSERT_GE(d.promote_success, want);
+}
+
+TEST_HARNESS_MAIN
