@@ -287,6 +287,81 @@ out:
 	return left;
 }
 
+/* ---- sched_skip_vma_numa tracing of one VMA ------------------------------------ */
+
+#define NW_TRACEFS	"/sys/kernel/tracing"
+#define NW_SKIP_EVENT	NW_TRACEFS "/events/sched/sched_skip_vma_numa"
+
+/*
+ * Record the sched_skip_vma_numa events of the VMA that starts at VM_START
+ * (an event filter keeps the ring buffer for that VMA only). Returns 0, or
+ * -errno when tracefs or the event is missing: tracing is diagnostics,
+ * callers go on without it.
+ */
+static inline int nw_trace_vma_start(const void *vm_start)
+{
+	char filter[64];
+	int ret;
+
+	if (access(NW_SKIP_EVENT "/enable", W_OK))
+		return -ENOENT;
+	snprintf(filter, sizeof(filter), "vm_start == 0x%lx",
+		 (unsigned long)vm_start);
+	nt_write(NW_SKIP_EVENT "/enable", "0");
+	ret = nt_write(NW_SKIP_EVENT "/filter", filter);
+	if (!ret)
+		ret = nt_write(NW_TRACEFS "/trace", "");	/* clear */
+	if (!ret)
+		ret = nt_write(NW_SKIP_EVENT "/enable", "1");
+	return ret;
+}
+
+static inline void nw_trace_vma_stop(void)
+{
+	nt_write(NW_SKIP_EVENT "/enable", "0");
+	nt_write(NW_SKIP_EVENT "/filter", "0");
+}
+
+/*
+ * "reason=count ..." of the recorded events (each distinct reason string,
+ * so that a reason added by the series shows up too), into OUT.
+ */
+static __attribute__((noinline, unused))
+void nw_trace_vma_reasons(char *out, size_t size)
+{
+	char line[512], reasons[16][40];
+	long counts[16] = { 0 };
+	int n = 0, i;
+	size_t len = 0;
+	FILE *f = fopen(NW_TRACEFS "/trace", "r");
+
+	snprintf(out, size, "(no trace)");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char *r = strstr(line, " reason=");
+		char word[40];
+
+		if (line[0] == '#' || !r || sscanf(r, " reason=%39s", word) != 1)
+			continue;
+		for (i = 0; i < n && strcmp(reasons[i], word); i++)
+			;
+		if (i == n) {
+			if (n == 16)
+				continue;
+			strcpy(reasons[n++], word);
+		}
+		counts[i]++;
+	}
+	fclose(f);
+	out[0] = '\0';
+	for (i = 0; i < n && len < size; i++)
+		len += snprintf(out + len, size - len, "%s%s=%ld", i ? " " : "",
+				reasons[i], counts[i]);
+	if (!n)
+		snprintf(out, size, "no events");
+}
+
 /* ---- misc ------------------------------------------------------------------------ */
 
 /* An integer knob from the environment (for longer diagnostic runs). */

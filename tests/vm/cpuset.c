@@ -24,7 +24,8 @@
  *    numa_pte_updates delta must be 0. Stock 6.12 keeps scanning: fails.
  *
  * numa_pte_updates is global (/proc/vmstat): the guest runs nothing else.
- * Knobs: CPUSET_SEQ [10], CPUSET_MAX_SECONDS [180].
+ * A warm-up of 3 s (past the new VMA's scan delay) comes first.
+ * Knobs: CPUSET_SEQ [20], CPUSET_MAX_SECONDS [180].
  */
 #include "../lib/numab_test.h"
 #include "../lib/numab_work.h"
@@ -35,6 +36,7 @@
 #define CG_ROOT		"/sys/fs/cgroup"
 #define CG_DIR		CG_ROOT "/numab-cpuset"
 #define BUF_MB		64
+#define WARM_S		3.0	/* > scan_delay_ms: new VMAs wait that long */
 
 FIXTURE(cpuset) {
 	struct nt_tunables saved;
@@ -130,11 +132,11 @@ static void mems_allowed(char *out, size_t size)
 }
 
 /*
- * Set cpuset.mems, then touch the buffer until NSEQ scan sequences or CAP
- * seconds have passed.
+ * Set cpuset.mems, then touch the buffer until NSEQ scan sequences and MIN
+ * seconds, or CAP seconds, have passed.
  */
 static int phase(FIXTURE_DATA(cpuset) *self, const char *mems, long nseq,
-		 double cap, struct phase *ph)
+		 double min, double cap, struct phase *ph)
 {
 	struct nw_vmstat v0, v1;
 	volatile char *b = self->buf;
@@ -152,7 +154,7 @@ static int phase(FIXTURE_DATA(cpuset) *self, const char *mems, long nseq,
 			b[i * self->pagesz]++;
 		seq = nt_scan_seq();
 		t = nt_now();
-	} while (seq - seq0 < nseq && t - t0 < cap);
+	} while ((seq - seq0 < nseq || t - t0 < min) && t - t0 < cap);
 	nw_vmstat_read(&v1);
 	nw_vmstat_delta(&v0, &v1, &ph->d);
 	ph->seqs = seq - seq0;
@@ -173,12 +175,12 @@ static void log_phase(struct __test_metadata *_metadata, const char *name,
 
 TEST_F_TIMEOUT(cpuset, two_nodes_scans, 600)
 {
-	long nseq = nw_env_long("CPUSET_SEQ", 10);
+	long nseq = nw_env_long("CPUSET_SEQ", 20);
 	double cap = nw_env_long("CPUSET_MAX_SECONDS", 180);
 	struct phase warm, ph;
 
-	ASSERT_EQ(phase(self, "0-1", 2, cap, &warm), 0);
-	ASSERT_EQ(phase(self, "0-1", nseq, cap, &ph), 0);
+	ASSERT_EQ(phase(self, "0-1", 2, WARM_S, cap, &warm), 0);
+	ASSERT_EQ(phase(self, "0-1", nseq, 0, cap, &ph), 0);
 	log_phase(_metadata, "two_nodes", "0-1", &ph);
 	ASSERT_GE(ph.seqs, nseq);
 	ASSERT_GT(ph.d.pte_updates, 0);
@@ -186,20 +188,20 @@ TEST_F_TIMEOUT(cpuset, two_nodes_scans, 600)
 
 TEST_F_TIMEOUT(cpuset, one_node_no_pte_updates, 600)
 {
-	long nseq = nw_env_long("CPUSET_SEQ", 10);
+	long nseq = nw_env_long("CPUSET_SEQ", 20);
 	double cap = nw_env_long("CPUSET_MAX_SECONDS", 180);
 	struct phase warm, cal, ph;
 	double window;
 
 	/* calibration with both nodes: the scanner runs, and how fast */
-	ASSERT_EQ(phase(self, "0-1", 2, cap, &warm), 0);
-	ASSERT_EQ(phase(self, "0-1", nseq, cap, &cal), 0);
+	ASSERT_EQ(phase(self, "0-1", 2, WARM_S, cap, &warm), 0);
+	ASSERT_EQ(phase(self, "0-1", nseq, 0, cap, &cal), 0);
 	log_phase(_metadata, "calibration", "0-1", &cal);
 	ASSERT_GE(cal.seqs, nseq);
 	ASSERT_GT(cal.d.pte_updates, 0);
 
 	window = 2 * cal.seconds > 10 ? 2 * cal.seconds : 10;
-	ASSERT_EQ(phase(self, "0", nseq, window, &ph), 0);
+	ASSERT_EQ(phase(self, "0", nseq, 0, window, &ph), 0);
 	log_phase(_metadata, "one_node", "0", &ph);
 	ASSERT_EQ(ph.d.pte_updates, 0) {
 		TH_LOG("memory pinned to node 0 by cpuset.mems was still scanned: %lld PTE updates in %ld sequences",

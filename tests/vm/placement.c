@@ -16,7 +16,8 @@
  * populating it, and an 8 MiB tmpfs file with its page cache on node 0
  * mapped PROT_READ MAP_SHARED and read by the main thread; plus 32
  * sleeping threads, so the get_nr_threads() fallback stays far away.
- * After WARM_SEQ sequences (past the unconditional first two of every VMA)
+ * After WARM_SEQ sequences and 3 s (past every VMA's scan delay and its
+ * two unconditional sequences)
  * the deltas of numa_hint_faults(_local) and numa_pte_updates over N scan
  * sequences are printed as "RESULT placement mode=M ...".
  *
@@ -29,7 +30,7 @@
  *    is on a lower tier, and top-tier pages are never marked in mode 2);
  *  - modes 1 and 3: numa_pte_updates > 0 (the scanner ran, the window
  *    means something).
- * Knobs: PLACEMENT_SEQ [10], PLACEMENT_MAX_SECONDS [240].
+ * Knobs: PLACEMENT_SEQ [50], PLACEMENT_MAX_SECONDS [240].
  */
 #include "../lib/numab_test.h"
 #include "../lib/numab_work.h"
@@ -40,6 +41,7 @@
 #define NBUSY		3	/* main + 2 workers */
 #define NSLEEP		32
 #define WARM_SEQ	4
+#define WARM_S		3.0	/* and > scan_delay_ms: new VMAs wait that long */
 #define FILE_PATH	"/tmp/numab-placement-ro"
 
 struct worker {
@@ -105,7 +107,8 @@ FIXTURE_SETUP(placement)
 		.mode = variant->mode, .scan_delay = 1000, .period_min = 100,
 		.period_max = 100, .scan_size = 16,
 	};
-	int i;
+	volatile char sink = 0;
+	long i;
 
 	self->fd = -1;
 	if (access(NUMAB_DEBUGFS, F_OK))
@@ -136,6 +139,9 @@ FIXTURE_SETUP(placement)
 	ASSERT_GE(self->fd, 0);
 	self->file = mmap(NULL, FILE_MB << 20, PROT_READ, MAP_SHARED, self->fd, 0);
 	ASSERT_NE(self->file, MAP_FAILED);
+	for (i = 0; i < self->fpages; i++)
+		sink += self->file[i * self->pagesz];
+	(void)sink;
 
 	ASSERT_EQ(nw_sleepers_start(&self->sleepers, NSLEEP), 0);
 	for (i = 0; i < NBUSY - 1; i++) {
@@ -190,8 +196,8 @@ static long on_node0(FIXTURE_DATA(placement) *self, long *total)
 }
 
 /* the main thread's share of the work until SEQS sequences or CAP s passed */
-static long run_main(FIXTURE_DATA(placement) *self, long seqs, double cap,
-		     double *seconds)
+static long run_main(FIXTURE_DATA(placement) *self, long seqs, double min,
+		     double cap, double *seconds)
 {
 	long seq0 = nt_scan_seq(), seq;
 	double t0 = nt_now(), t;
@@ -205,7 +211,7 @@ static long run_main(FIXTURE_DATA(placement) *self, long seqs, double cap,
 			sink += self->file[i * self->pagesz];
 		seq = nt_scan_seq();
 		t = nt_now();
-	} while (seq - seq0 < seqs && t - t0 < cap);
+	} while ((seq - seq0 < seqs || t - t0 < min) && t - t0 < cap);
 	(void)sink;
 	*seconds = t - t0;
 	return seq - seq0;
@@ -213,7 +219,7 @@ static long run_main(FIXTURE_DATA(placement) *self, long seqs, double cap,
 
 TEST_F_TIMEOUT(placement, invariance, 600)
 {
-	long nseq = nw_env_long("PLACEMENT_SEQ", 10);
+	long nseq = nw_env_long("PLACEMENT_SEQ", 50);
 	double cap = nw_env_long("PLACEMENT_MAX_SECONDS", 240);
 	long n0, total, seqs;
 	struct nw_vmstat v0, v1, d;
@@ -223,12 +229,12 @@ TEST_F_TIMEOUT(placement, invariance, 600)
 	TH_LOG("mode %d: %ld/%ld workload pages on node0 before", variant->mode, n0, total);
 	ASSERT_EQ(n0, total);
 
-	seqs = run_main(self, WARM_SEQ, cap, &secs);
+	seqs = run_main(self, WARM_SEQ, WARM_S, cap, &secs);
 	TH_LOG("warm-up: %ld scan sequences, %.1f s", seqs, secs);
 	ASSERT_GE(seqs, WARM_SEQ);
 
 	nw_vmstat_read(&v0);
-	seqs = run_main(self, nseq, cap, &secs);
+	seqs = run_main(self, nseq, 0, cap, &secs);
 	nw_vmstat_read(&v1);
 	nw_vmstat_delta(&v0, &v1, &d);
 	n0 = on_node0(self, &total);

@@ -139,6 +139,7 @@ FIXTURE_SETUP(strand)
 
 FIXTURE_TEARDOWN(strand)
 {
+	nw_trace_vma_stop();
 	nw_sleepers_stop(&self->sleepers);
 	if (self->S && self->S != MAP_FAILED)
 		munmap(self->S, S_MB * NW_MB);
@@ -184,6 +185,8 @@ TEST_F_TIMEOUT(strand, promoted_within_bound, 1200)
 	double t, t0, next_sample = 0;
 	struct nw_vmstat v0, v1, d;
 	struct nt_placement pl = { 0 };
+	static char reasons[512];
+	int traced;
 
 	/* warm-up on node 0: past S's two unconditional sequences */
 	do {
@@ -203,6 +206,7 @@ TEST_F_TIMEOUT(strand, promoted_within_bound, 1200)
 	ASSERT_EQ(nt_placement(self->S, self->s_pages, self->pagesz, &pl), 0);
 	ASSERT_EQ(pl.node[1], self->s_pages);
 
+	traced = nw_trace_vma_start(self->S) == 0;
 	nw_vmstat_read(&v0);
 	seq0 = nt_scan_seq();
 	t0 = nt_now();
@@ -236,6 +240,11 @@ TEST_F_TIMEOUT(strand, promoted_within_bound, 1200)
 	}
 	nw_vmstat_read(&v1);
 	nw_vmstat_delta(&v0, &v1, &d);
+	if (traced) {
+		nw_trace_vma_reasons(reasons, sizeof(reasons));
+		nw_trace_vma_stop();
+		TH_LOG("sched_skip_vma_numa events for S since the move: %s", reasons);
+	}
 	TH_LOG("RESULT strand_pid: %s after %ld scan sequences, %.1f s: S node0 %ld/%ld node1 %ld; pgpromote_success +%lld numa_hint_faults +%lld (local +%lld) numa_pte_updates +%lld numa_pages_migrated +%lld; %ld B touches",
 	       promoted_seq >= 0 ? "PROMOTED" : "STRANDED",
 	       seq - seq0, t - t0, pl.node[0], self->s_pages, pl.node[1],

@@ -11,7 +11,8 @@
  * A 32 MiB file on tmpfs is written while this thread is bound to node 1,
  * so its page cache is on node 1; it is mapped PROT_READ, MAP_SHARED and
  * read in a loop with numa_balancing=2. Assertion: >= 95% of it on node 0
- * within MAX_SEQ scan sequences (seconds cap as well). Stock 6.12: no
+ * within MAX_SEQ scan sequences counted from the end of the new VMA's scan
+ * delay (seconds cap as well). Stock 6.12: no
  * hinting fault at all, never promoted; the test fails.
  *
  * Environment knobs: ROFILE_MAX_SEQ [20], ROFILE_MAX_SECONDS [300],
@@ -23,6 +24,7 @@
 #include "kselftest_harness.h"
 
 #define FILE_MB		32
+#define SCAN_DELAY_MS	1000
 #define FILE_PATH	"/tmp/numab-rofile"
 #define FILLER_PATH	"/tmp/numab-rofile-filler"
 
@@ -36,7 +38,7 @@ FIXTURE(rofile) {
 FIXTURE_SETUP(rofile)
 {
 	struct nt_tunables tun = {
-		.mode = 2, .scan_delay = 1000, .period_min = 100,
+		.mode = 2, .scan_delay = SCAN_DELAY_MS, .period_min = 100,
 		.period_max = 100, .scan_size = 16,
 	};
 	struct nt_placement pl;
@@ -81,6 +83,7 @@ FIXTURE_SETUP(rofile)
 
 FIXTURE_TEARDOWN(rofile)
 {
+	nw_trace_vma_stop();
 	if (self->map && self->map != MAP_FAILED)
 		munmap(self->map, FILE_MB * NW_MB);
 	if (self->fd >= 0)
@@ -101,8 +104,24 @@ TEST_F_TIMEOUT(rofile, promoted_within_bound, 600)
 	struct nw_vmstat v0, v1, d;
 	struct nt_placement pl = { 0 };
 	volatile char sink = 0;
+	static char reasons[512];
+	int traced;
 
+	traced = nw_trace_vma_start(self->map) == 0;
 	nw_vmstat_read(&v0);
+	/*
+	 * A new VMA is not scanned for scan_delay_ms after the scanner first
+	 * sees it: the sequence bound starts once that is over.
+	 */
+	t0 = nt_now();
+	do {
+		for (i = 0; i < self->npages; i++)
+			sink += self->map[i * self->pagesz];
+		t = nt_now();
+	} while (t - t0 < 1.5 * SCAN_DELAY_MS / 1000.0);
+	ASSERT_EQ(nt_placement(self->map, self->npages, self->pagesz, &pl), 0);
+	TH_LOG("after the %.1f s scan delay: file node0 %ld node1 %ld",
+	       t - t0, pl.node[0], pl.node[1]);
 	seq0 = nt_scan_seq();
 	t0 = nt_now();
 	for (;;) {
@@ -131,6 +150,11 @@ TEST_F_TIMEOUT(rofile, promoted_within_bound, 600)
 	}
 	nw_vmstat_read(&v1);
 	nw_vmstat_delta(&v0, &v1, &d);
+	if (traced) {
+		nw_trace_vma_reasons(reasons, sizeof(reasons));
+		nw_trace_vma_stop();
+		TH_LOG("sched_skip_vma_numa events for the file mapping: %s", reasons);
+	}
 	TH_LOG("RESULT strand_rofile: %s after %ld scan sequences, %.1f s: file node0 %ld/%ld node1 %ld; pgpromote_success +%lld numa_hint_faults +%lld numa_pte_updates +%lld",
 	       promoted_seq >= 0 ? "PROMOTED" : "STRANDED", seq - seq0, t - t0,
 	       pl.node[0], self->npages, pl.node[1], d.promote_success,
