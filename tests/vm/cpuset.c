@@ -66,6 +66,8 @@ FIXTURE_SETUP(cpuset)
 	char buf[256];
 	struct nt_placement pl;
 
+	/* all -1: the teardown restores nothing unless saved below */
+	memset(&self->saved, -1, sizeof(self->saved));
 	if (access(NUMAB_DEBUGFS, F_OK))
 		SKIP(return, "no %s (needs DEBUG_FS and SCHED_DEBUG)", NUMAB_DEBUGFS);
 	if (nt_scan_seq() < 0)

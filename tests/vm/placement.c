@@ -30,7 +30,7 @@
  *    is on a lower tier, and top-tier pages are never marked in mode 2);
  *  - modes 1 and 3: numa_pte_updates > 0 (the scanner ran, the window
  *    means something).
- * Knobs: PLACEMENT_SEQ [50], PLACEMENT_MAX_SECONDS [240].
+ * Knobs: PLACEMENT_SEQ [30], PLACEMENT_MAX_SECONDS [400].
  */
 #include "../lib/numab_test.h"
 #include "../lib/numab_work.h"
@@ -110,6 +110,8 @@ FIXTURE_SETUP(placement)
 	volatile char sink = 0;
 	long i;
 
+	/* all -1: the teardown restores nothing unless saved below */
+	memset(&self->saved, -1, sizeof(self->saved));
 	self->fd = -1;
 	if (access(NUMAB_DEBUGFS, F_OK))
 		SKIP(return, "no %s (needs DEBUG_FS and SCHED_DEBUG)", NUMAB_DEBUGFS);
@@ -219,8 +221,8 @@ static long run_main(FIXTURE_DATA(placement) *self, long seqs, double min,
 
 TEST_F_TIMEOUT(placement, invariance, 600)
 {
-	long nseq = nw_env_long("PLACEMENT_SEQ", 50);
-	double cap = nw_env_long("PLACEMENT_MAX_SECONDS", 240);
+	long nseq = nw_env_long("PLACEMENT_SEQ", 30);
+	double cap = nw_env_long("PLACEMENT_MAX_SECONDS", 400);
 	long n0, total, seqs;
 	struct nw_vmstat v0, v1, d;
 	double secs;

@@ -72,6 +72,8 @@ FIXTURE_SETUP(strand)
 	struct nt_placement pl;
 	char *va;
 
+	/* all -1: the teardown restores nothing unless saved below */
+	memset(&self->saved, -1, sizeof(self->saved));
 	self->memfd = -1;
 	if (access(NUMAB_DEBUGFS, F_OK))
 		SKIP(return, "no %s (needs DEBUG_FS and SCHED_DEBUG)", NUMAB_DEBUGFS);

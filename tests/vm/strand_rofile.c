@@ -45,6 +45,8 @@ FIXTURE_SETUP(rofile)
 	long target_mb, free_mb, i;
 	volatile char sink = 0;
 
+	/* all -1: the teardown restores nothing unless saved below */
+	memset(&self->saved, -1, sizeof(self->saved));
 	self->fd = -1;
 	if (access(NUMAB_DEBUGFS, F_OK))
 		SKIP(return, "no %s (needs DEBUG_FS and SCHED_DEBUG)", NUMAB_DEBUGFS);
