@@ -235,7 +235,7 @@ static void main_work(FIXTURE_DATA(multipass) *self, double until)
 	}
 }
 
-TEST_F_TIMEOUT(multipass, promotion_only_until_complete, 1200)
+TEST_F_TIMEOUT(multipass, promotion_only_until_complete, 850)
 {
 	long max_seq = nw_env_long("MULTIPASS_MAX_SEQ", 20);
 	long min_seq = nw_env_long("MULTIPASS_MIN_SEQ", 10);

@@ -178,7 +178,7 @@ static void work_round(FIXTURE_DATA(strand) *self)
 	}
 }
 
-TEST_F_TIMEOUT(strand, promoted_within_bound, 1200)
+TEST_F_TIMEOUT(strand, promoted_within_bound, 850)
 {
 	long max_seq = nw_env_long("STRAND_MAX_SEQ", 25);
 	double max_s = nw_env_long("STRAND_MAX_SECONDS", 420);
