@@ -283,4 +283,58 @@ static inline int nt_tunables_set(const struct nt_tunables *t)
 	return ret;
 }
 
+/*
+ * The numab series' filter sysctls (kernel.numa_balancing_filter_*).
+ * Legacy settings reproduce the stock scanner on a patched kernel, so a
+ * test can run before and after in one boot.
+ */
+#define NUMAB_FILTER "/proc/sys/kernel/numa_balancing_filter_"
+
+struct nt_filters {
+	long pid, shared_ro, scan_delay, cpuset;
+};
+
+static const struct nt_filters nt_filters_legacy = { 1, 1, 1, 0 };
+static const struct nt_filters nt_filters_default = { 2, 2, 1, 1 };
+
+/* Returns 0, or -ENOENT on a kernel without the sysctls. */
+static inline int nt_filters_save(struct nt_filters *f)
+{
+	f->pid = nt_read_long(NUMAB_FILTER "pid", -1);
+	f->shared_ro = nt_read_long(NUMAB_FILTER "shared_ro", -1);
+	f->scan_delay = nt_read_long(NUMAB_FILTER "scan_delay", -1);
+	f->cpuset = nt_read_long(NUMAB_FILTER "cpuset", -1);
+	if (f->pid < 0 || f->shared_ro < 0 || f->scan_delay < 0 || f->cpuset < 0)
+		return -ENOENT;
+	return 0;
+}
+
+static inline int nt_filters_set(const struct nt_filters *f)
+{
+	int ret = 0;
+
+	if (f->pid < 0)
+		return 0;	/* nothing saved */
+	ret |= nt_write_long(NUMAB_FILTER "pid", f->pid);
+	ret |= nt_write_long(NUMAB_FILTER "shared_ro", f->shared_ro);
+	ret |= nt_write_long(NUMAB_FILTER "scan_delay", f->scan_delay);
+	ret |= nt_write_long(NUMAB_FILTER "cpuset", f->cpuset);
+	return ret;
+}
+
+/*
+ * Apply the filters a test variant asks for: LEGACY needs the sysctls
+ * (returns -ENOENT without them, for the caller to skip); the numab
+ * defaults are set when the sysctls exist and are what a kernel without
+ * them is tested for otherwise. SAVED gets what to restore.
+ */
+static inline int nt_filters_apply(int legacy, struct nt_filters *saved)
+{
+	if (nt_filters_save(saved)) {
+		saved->pid = -1;
+		return legacy ? -ENOENT : 0;
+	}
+	return nt_filters_set(legacy ? &nt_filters_legacy : &nt_filters_default);
+}
+
 #endif /* NUMAB_TEST_H */
