@@ -30,7 +30,7 @@ help:
 	@echo 'numab targets:'
 	@echo '  make demo          boot the tiered testbed and show its memory tiers'
 	@echo '  make check         build everything, run host and VM tests'
-	@echo '                     (T=host,numabctl,testbed,series,runner  TESTS=pattern)'
+	@echo '                     (T=host,numabctl,testbed,series,tools,runner  TESTS=pattern)'
 	@echo '  make deps          install what is missing (apt-get)'
 	@echo '  make kernel        build the patched test kernel (incremental)'
 	@echo '  make kernel-debug  build the debug kernel (KASAN, lockdep, ...)'

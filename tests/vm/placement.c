@@ -53,6 +53,7 @@ struct worker {
 
 FIXTURE(placement) {
 	struct nt_tunables saved;
+	struct nt_filters filters;
 	struct nw_sleepers sleepers;
 	struct worker workers[NBUSY - 1];
 	int nworkers;
@@ -62,13 +63,27 @@ FIXTURE(placement) {
 	long pagesz, npages, fpages;
 };
 
+/*
+ * Each mode runs twice in one boot: first with the filter sysctls set to
+ * the stock behaviour (legacy, skipped on a kernel without them), then
+ * with the numab defaults, which are compared with the legacy run of the
+ * same mode (its result is left in LEGACY_RESULT).
+ */
 FIXTURE_VARIANT(placement) {
 	int mode;
+	int legacy;
 };
 
+FIXTURE_VARIANT_ADD(placement, mode1_legacy) { .mode = 1, .legacy = 1 };
 FIXTURE_VARIANT_ADD(placement, mode1) { .mode = 1 };
+FIXTURE_VARIANT_ADD(placement, mode2_legacy) { .mode = 2, .legacy = 1 };
 FIXTURE_VARIANT_ADD(placement, mode2) { .mode = 2 };
+FIXTURE_VARIANT_ADD(placement, mode3_legacy) { .mode = 3, .legacy = 1 };
 FIXTURE_VARIANT_ADD(placement, mode3) { .mode = 3 };
+
+#define LEGACY_RESULT	"/tmp/numab-placement-legacy-mode%d"
+/* numab vs legacy hinting faults: noise allowance */
+#define FAULTS_SLACK_PCT	10
 
 static void touch(char *p, long npages, long pagesz)
 {
@@ -112,6 +127,7 @@ FIXTURE_SETUP(placement)
 
 	/* all -1: the teardown restores nothing unless saved below */
 	memset(&self->saved, -1, sizeof(self->saved));
+	self->filters.pid = -1;
 	self->fd = -1;
 	if (access(NUMAB_DEBUGFS, F_OK))
 		SKIP(return, "no %s (needs DEBUG_FS and SCHED_DEBUG)", NUMAB_DEBUGFS);
@@ -119,6 +135,8 @@ FIXTURE_SETUP(placement)
 		SKIP(return, "no mm->numa_scan_seq in /proc/self/sched");
 	if (!nw_tiered())
 		SKIP(return, "node 1 is not in a lower memory tier than node 0");
+	if (nt_filters_apply(variant->legacy, &self->filters))
+		SKIP(return, "no kernel.numa_balancing_filter_* sysctls (kernel without the numab series)");
 	nt_tunables_save(&self->saved);
 	ASSERT_EQ(nt_tunables_set(&tun), 0);
 	self->pagesz = getpagesize();
@@ -173,6 +191,7 @@ FIXTURE_TEARDOWN(placement)
 		close(self->fd);
 	unlink(FILE_PATH);
 	nt_tunables_set(&self->saved);
+	nt_filters_set(&self->filters);
 }
 
 /* pages of all the workload's mappings on node 0 (and the total) */
@@ -219,6 +238,37 @@ static long run_main(FIXTURE_DATA(placement) *self, long seqs, double min,
 	return seq - seq0;
 }
 
+/*
+ * The legacy run leaves its hinting faults behind; the numab run of the
+ * same mode must not take more (promotion-only scans mark nothing here:
+ * all memory is on the top tier), within FAULTS_SLACK_PCT of noise.
+ */
+static void compare_with_legacy(struct __test_metadata *_metadata,
+				const FIXTURE_VARIANT(placement) *variant,
+				const struct nw_vmstat *d)
+{
+	char path[64], buf[64];
+	long long legacy;
+
+	snprintf(path, sizeof(path), LEGACY_RESULT, variant->mode);
+	if (variant->legacy) {
+		FILE *f = fopen(path, "w");
+
+		ASSERT_NE(f, NULL);
+		fprintf(f, "%lld\n", d->hint_faults);
+		ASSERT_EQ(fclose(f), 0);
+		return;
+	}
+	if (nt_read(path, buf, sizeof(buf)) <= 0) {
+		TH_LOG("no legacy run to compare with (kernel without the filter sysctls)");
+		return;
+	}
+	legacy = strtoll(buf, NULL, 10);
+	TH_LOG("mode %d: hinting faults numab %lld, legacy %lld", variant->mode,
+	       d->hint_faults, legacy);
+	ASSERT_LE(d->hint_faults, legacy + legacy * FAULTS_SLACK_PCT / 100 + 100);
+}
+
 TEST_F_TIMEOUT(placement, invariance, 600)
 {
 	long nseq = nw_env_long("PLACEMENT_SEQ", 30);
@@ -240,11 +290,12 @@ TEST_F_TIMEOUT(placement, invariance, 600)
 	nw_vmstat_read(&v1);
 	nw_vmstat_delta(&v0, &v1, &d);
 	n0 = on_node0(self, &total);
-	TH_LOG("RESULT placement mode=%d seqs=%ld seconds=%.1f numa_pte_updates=%lld numa_hint_faults=%lld numa_hint_faults_local=%lld pgpromote_success=%lld numa_pages_migrated=%lld node0=%ld/%ld",
-	       variant->mode, seqs, secs, d.pte_updates, d.hint_faults,
+	TH_LOG("RESULT placement mode=%d%s seqs=%ld seconds=%.1f numa_pte_updates=%lld numa_hint_faults=%lld numa_hint_faults_local=%lld pgpromote_success=%lld numa_pages_migrated=%lld node0=%ld/%ld",
+	       variant->mode, variant->legacy ? " legacy" : "", seqs, secs, d.pte_updates, d.hint_faults,
 	       d.hint_faults_local, d.promote_success, d.pages_migrated, n0, total);
 	ASSERT_GE(seqs, nseq);
 	ASSERT_GE(n0, total * 99 / 100);
+	compare_with_legacy(_metadata, variant, &d);
 	if (variant->mode == 2) {
 		/* nothing on a lower tier: nothing to mark, nothing to fault */
 		ASSERT_EQ(d.pte_updates, 0);

@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The kernel.numa_balancing_filter_* sysctls: present with their
+ * defaults, mode 0644, every value in range accepted, everything else
+ * rejected with EINVAL and the value left unchanged, and writes refused
+ * to a user without privileges.
+ */
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include "../lib/numab_test.h"
+#include "kselftest_harness.h"
+
+struct filter {
+	const char *name;
+	long def, max;
+};
+
+static const struct filter filters[] = {
+	{ "pid", 2, 2 },
+	{ "shared_ro", 2, 2 },
+	{ "scan_delay", 1, 1 },
+	{ "cpuset", 1, 1 },
+};
+
+#define NFILTERS (sizeof(filters) / sizeof(filters[0]))
+
+static void path_of(const struct filter *f, char *buf, size_t size)
+{
+	snprintf(buf, size, NUMAB_FILTER "%s", f->name);
+}
+
+/* write(2) VAL as is; returns 0 or -errno */
+static int write_raw(const char *path, const char *val, size_t len)
+{
+	int fd = open(path, O_WRONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, val, len);
+	close(fd);
+	return n < 0 ? -errno : 0;
+}
+
+FIXTURE(filters) {
+	struct nt_filters saved;
+};
+
+/*
+ * defaults_and_mode fails on a kernel without the sysctls (that is what it
+ * tests); the other tests skip there.
+ */
+FIXTURE_SETUP(filters)
+{
+	if (nt_filters_save(&self->saved))
+		self->saved.pid = -1;
+}
+
+#define NEED_SYSCTLS() do { \
+	if (self->saved.pid < 0) \
+		SKIP(return, "no kernel.numa_balancing_filter_* sysctls (kernel without the numab series)"); \
+} while (0)
+
+FIXTURE_TEARDOWN(filters)
+{
+	nt_filters_set(&self->saved);
+}
+
+TEST_F(filters, defaults_and_mode)
+{
+	char path[128];
+	struct stat st;
+	size_t i;
+
+	for (i = 0; i < NFILTERS; i++) {
+		path_of(&filters[i], path, sizeof(path));
+		ASSERT_EQ(stat(path, &st), 0) TH_LOG("%s: %s", path, strerror(errno));
+		EXPECT_EQ((long)(st.st_mode & 0777), 0644L) TH_LOG("%s", path);
+		EXPECT_EQ(nt_read_long(path, -1), filters[i].def) TH_LOG("%s", path);
+	}
+}
+
+TEST_F(filters, every_value_in_range)
+{
+	char path[128];
+	size_t i;
+	long v;
+
+	NEED_SYSCTLS();
+
+	for (i = 0; i < NFILTERS; i++) {
+		path_of(&filters[i], path, sizeof(path));
+		for (v = 0; v <= filters[i].max; v++) {
+			ASSERT_EQ(nt_write_long(path, v), 0) TH_LOG("%s=%ld", path, v);
+			ASSERT_EQ(nt_read_long(path, -1), v) TH_LOG("%s", path);
+		}
+	}
+}
+
+TEST_F(filters, bad_values_rejected_unchanged)
+{
+	static const char *bad[] = { "-1", "3", "99", "2147483648",
+				     "-2147483649", "abc", "1x", "0x", "" };
+	static char longval[8192];
+	char path[128], val[32];
+	size_t i, j;
+	int ret;
+
+	NEED_SYSCTLS();
+
+	memset(longval, '1', sizeof(longval) - 1);
+	for (i = 0; i < NFILTERS; i++) {
+		path_of(&filters[i], path, sizeof(path));
+		ASSERT_EQ(nt_write_long(path, 0), 0);
+		for (j = 0; j < sizeof(bad) / sizeof(bad[0]); j++) {
+			ret = write_raw(path, bad[j], strlen(bad[j]));
+			/* "" writes nothing and is no error; all else EINVAL */
+			if (*bad[j])
+				EXPECT_EQ(ret, -EINVAL) TH_LOG("%s <- \"%s\"", path, bad[j]);
+			EXPECT_EQ(nt_read_long(path, -1), 0) TH_LOG("%s <- \"%s\"", path, bad[j]);
+		}
+		/* one past the maximum for the on/off filters */
+		snprintf(val, sizeof(val), "%ld", filters[i].max + 1);
+		EXPECT_EQ(write_raw(path, val, strlen(val)), -EINVAL) TH_LOG("%s", path);
+		ret = write_raw(path, longval, strlen(longval));
+		EXPECT_NE(ret, 0) TH_LOG("%s <- 8191 digits", path);
+		EXPECT_EQ(nt_read_long(path, -1), 0) TH_LOG("%s", path);
+	}
+}
+
+TEST_F(filters, unprivileged_write_refused)
+{
+	char path[128];
+	int status;
+	pid_t pid;
+	size_t i;
+
+	NEED_SYSCTLS();
+
+	for (i = 0; i < NFILTERS; i++) {
+		path_of(&filters[i], path, sizeof(path));
+		ASSERT_EQ(nt_write_long(path, 0), 0);
+		pid = fork();
+		ASSERT_GE(pid, 0);
+		if (pid == 0) {
+			if (setgid(65534) || setuid(65534))
+				_exit(2);
+			/* readable by anyone, writable by root only */
+			if (nt_read_long(path, -1) != 0)
+				_exit(3);
+			_exit(nt_write_long(path, 1) == -EACCES ? 0 : 1);
+		}
+		ASSERT_EQ(waitpid(pid, &status, 0), pid);
+		EXPECT_EQ(WEXITSTATUS(status), 0) TH_LOG("%s as uid 65534", path);
+		EXPECT_EQ(nt_read_long(path, -1), 0) TH_LOG("%s", path);
+	}
+}
+
+TEST_HARNESS_MAIN
