@@ -191,11 +191,15 @@ struct nt_placement {
 	long other;
 };
 
-static inline int nt_placement(char *buf, long npages, long pagesz,
-			       struct nt_placement *pl)
+/*
+ * Count per node the pages BUF + (FIRST + i * STRIDE) * PAGESZ for i < N
+ * (move_pages(2) query). Returns 0 or -errno.
+ */
+static inline int nt_placement_strided(char *buf, long first, long stride,
+				       long n, long pagesz, struct nt_placement *pl)
 {
-	void **pages = calloc(npages, sizeof(*pages));
-	int *status = calloc(npages, sizeof(*status));
+	void **pages = calloc(n, sizeof(*pages));
+	int *status = calloc(n, sizeof(*status));
 	long i;
 	int ret = 0;
 
@@ -203,14 +207,14 @@ static inline int nt_placement(char *buf, long npages, long pagesz,
 		ret = -ENOMEM;
 		goto out;
 	}
-	for (i = 0; i < npages; i++)
-		pages[i] = buf + i * pagesz;
-	if (nt_move_pages(npages, pages, NULL, status, 0)) {
+	for (i = 0; i < n; i++)
+		pages[i] = buf + (first + i * stride) * pagesz;
+	if (nt_move_pages(n, pages, NULL, status, 0)) {
 		ret = -errno;
 		goto out;
 	}
 	memset(pl, 0, sizeof(*pl));
-	for (i = 0; i < npages; i++) {
+	for (i = 0; i < n; i++) {
 		if (status[i] == 0 || status[i] == 1)
 			pl->node[status[i]]++;
 		else
@@ -222,23 +226,33 @@ out:
 	return ret;
 }
 
-/* Move every page of a buffer to NODE; returns pages not moved or -errno. */
-static inline long nt_move_all(char *buf, long npages, long pagesz, int node)
+static inline int nt_placement(char *buf, long npages, long pagesz,
+			       struct nt_placement *pl)
 {
-	void **pages = calloc(npages, sizeof(*pages));
-	int *nodes = calloc(npages, sizeof(*nodes));
-	int *status = calloc(npages, sizeof(*status));
-	long i, left = 0;
+	return nt_placement_strided(buf, 0, 1, npages, pagesz, pl);
+}
+
+/*
+ * Move the pages BUF + (FIRST + i * STRIDE) * PAGESZ, i < N, to NODE;
+ * returns the number of pages not moved or -errno.
+ */
+static inline long nt_move_strided(char *buf, long first, long stride, long n,
+				   long pagesz, int node)
+{
+	void **pages = calloc(n, sizeof(*pages));
+	int *nodes = calloc(n, sizeof(*nodes));
+	int *status = calloc(n, sizeof(*status));
+	long i, left;
 
 	if (!pages || !nodes || !status) {
 		left = -ENOMEM;
 		goto out;
 	}
-	for (i = 0; i < npages; i++) {
-		pages[i] = buf + i * pagesz;
+	for (i = 0; i < n; i++) {
+		pages[i] = buf + (first + i * stride) * pagesz;
 		nodes[i] = node;
 	}
-	left = nt_move_pages(npages, pages, nodes, status, MPOL_MF_MOVE);
+	left = nt_move_pages(n, pages, nodes, status, MPOL_MF_MOVE);
 	if (left < 0)
 		left = -errno;
 out:
@@ -246,6 +260,12 @@ out:
 	free(nodes);
 	free(status);
 	return left;
+}
+
+/* Move every page of a buffer to NODE; returns pages not moved or -errno. */
+static inline long nt_move_all(char *buf, long npages, long pagesz, int node)
+{
+	return nt_move_strided(buf, 0, 1, npages, pagesz, node);
 }
 
 /*

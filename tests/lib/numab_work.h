@@ -223,68 +223,44 @@ static inline void nw_vmstat_delta(const struct nw_vmstat *a,
 	d->pages_migrated = b->pages_migrated - a->pages_migrated;
 }
 
-/* ---- placement of a strided set of pages ---------------------------------------- */
+/* strided placement and moves: nt_placement_strided(), nt_move_strided() */
 
 /*
- * Count per node the pages BUF + (FIRST + i * STRIDE) * PAGESZ for i < N
- * (move_pages(2) query). Returns 0 or -errno.
+ * The stranding shape: FRONT_MB of private anonymous memory (no THP), a
+ * 32 MiB gap, then B_MB of a memfd mapped MAP_SHARED, in that address
+ * order, with every page of B faulted in on node 1. Returns 0 with the
+ * mappings in *FRONT, *B and the memfd in *MEMFD (-1 if not made), or
+ * -errno.
  */
-static inline int nw_placement_strided(char *buf, long first, long stride,
-				       long n, long pagesz, struct nt_placement *pl)
+static inline int nw_map_front_and_b(long front_mb, long b_mb, long pagesz,
+				     char **front, char **b, int *memfd)
 {
-	void **pages = calloc(n, sizeof(*pages));
-	int *status = calloc(n, sizeof(*status));
+	char *va = nw_reserve_va((front_mb + 32 + b_mb) * NW_MB);
+	char *want_b = va + (front_mb + 32) * NW_MB;
 	long i;
-	int ret = 0;
 
-	if (!pages || !status) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	for (i = 0; i < n; i++)
-		pages[i] = buf + (first + i * stride) * pagesz;
-	if (nt_move_pages(n, pages, NULL, status, 0)) {
-		ret = -errno;
-		goto out;
-	}
-	memset(pl, 0, sizeof(*pl));
-	for (i = 0; i < n; i++) {
-		if (status[i] == 0 || status[i] == 1)
-			pl->node[status[i]]++;
-		else
-			pl->other++;
-	}
-out:
-	free(pages);
-	free(status);
-	return ret;
-}
-
-/* Move the strided page set to NODE; returns pages not moved or -errno. */
-static inline long nw_move_strided(char *buf, long first, long stride, long n,
-				   long pagesz, int node)
-{
-	void **pages = calloc(n, sizeof(*pages));
-	int *nodes = calloc(n, sizeof(*nodes));
-	int *status = calloc(n, sizeof(*status));
-	long i, left;
-
-	if (!pages || !nodes || !status) {
-		left = -ENOMEM;
-		goto out;
-	}
-	for (i = 0; i < n; i++) {
-		pages[i] = buf + (first + i * stride) * pagesz;
-		nodes[i] = node;
-	}
-	left = nt_move_pages(n, pages, nodes, status, MPOL_MF_MOVE);
-	if (left < 0)
-		left = -errno;
-out:
-	free(pages);
-	free(nodes);
-	free(status);
-	return left;
+	*front = MAP_FAILED;
+	*b = MAP_FAILED;
+	*memfd = -1;
+	if (!va)
+		return -ENOMEM;
+	*front = mmap(va, front_mb * NW_MB, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	if (*front != va || madvise(va, front_mb * NW_MB, MADV_NOHUGEPAGE))
+		return -errno;
+	*memfd = memfd_create("numab-B", 0);
+	if (*memfd < 0 || ftruncate(*memfd, b_mb * NW_MB))
+		return -errno;
+	*b = mmap(want_b, b_mb * NW_MB, PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_FIXED_NOREPLACE, *memfd, 0);
+	if (*b != want_b)
+		return -errno;
+	/* B onto node 1: fault it in under a temporary bind */
+	if (nw_bind_node(1))
+		return -errno;
+	for (i = 0; i < (long)(b_mb * NW_MB / pagesz); i++)
+		(*b)[i * pagesz] = 1;
+	return nw_bind_node(-1) ? -errno : 0;
 }
 
 /* ---- sched_skip_vma_numa tracing of one VMA ------------------------------------ */

@@ -142,8 +142,7 @@ FIXTURE_SETUP(multipass)
 		.period_max = 100, .scan_size = 16,
 	};
 	struct nt_placement pl;
-	long i, nthreads, b_node1;
-	char *va;
+	long nthreads, b_node1;
 
 	/* all -1: the teardown restores nothing unless saved below */
 	memset(&self->saved, -1, sizeof(self->saved));
@@ -168,25 +167,9 @@ FIXTURE_SETUP(multipass)
 	self->rng = 0x9e3779b97f4a7c15ULL ^ getpid();
 	self->main_bit = nw_pid_bit(nw_gettid());
 
-	/* V below B: [V 256M][gap 32M][B 512M] */
-	va = nw_reserve_va((V_MB + 32 + B_MB) * NW_MB);
-	ASSERT_NE(va, NULL);
-	self->V = mmap(va, V_MB * NW_MB, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
-	ASSERT_EQ(self->V, va);
-	ASSERT_EQ(madvise(self->V, V_MB * NW_MB, MADV_NOHUGEPAGE), 0);
-	self->memfd = memfd_create("numab-B", 0);
-	ASSERT_GE(self->memfd, 0);
-	ASSERT_EQ(ftruncate(self->memfd, B_MB * NW_MB), 0);
-	self->B = mmap(va + (V_MB + 32) * NW_MB, B_MB * NW_MB,
-		       PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED_NOREPLACE,
-		       self->memfd, 0);
-	ASSERT_EQ(self->B, va + (V_MB + 32) * NW_MB);
-
-	ASSERT_EQ(nw_bind_node(1), 0);
-	for (i = 0; i < self->b_pages; i++)
-		self->B[i * self->pagesz] = 1;
-	ASSERT_EQ(nw_bind_node(-1), 0);
+	/* V below B: [V 256M][gap 32M][B 512M on node 1] */
+	ASSERT_EQ(nw_map_front_and_b(V_MB, B_MB, self->pagesz, &self->V,
+				     &self->B, &self->memfd), 0);
 	ASSERT_EQ(nt_placement(self->B, self->b_pages, self->pagesz, &pl), 0);
 	ASSERT_GE(pl.node[1], self->b_pages * 99 / 100);
 	b_node1 = pl.node[1];
@@ -263,8 +246,8 @@ TEST_F_TIMEOUT(multipass, promotion_only_until_complete, 850)
 	ASSERT_GE(seq, self->seq_created + WARM_SEQ);
 
 	/* every STRIDE-th page of V to node 1 */
-	ASSERT_EQ(nw_move_strided(self->V, 0, STRIDE, self->slow_n, self->pagesz, 1), 0);
-	ASSERT_EQ(nw_placement_strided(self->V, 0, STRIDE, self->slow_n, self->pagesz, &pl), 0);
+	ASSERT_EQ(nt_move_strided(self->V, 0, STRIDE, self->slow_n, self->pagesz, 1), 0);
+	ASSERT_EQ(nt_placement_strided(self->V, 0, STRIDE, self->slow_n, self->pagesz, &pl), 0);
 	ASSERT_EQ(pl.node[1], self->slow_n);
 	/* clear what the warm-up marked (V's first two sequences are full scans) */
 	ASSERT_EQ(probe(self, &p), 0);
@@ -292,7 +275,7 @@ TEST_F_TIMEOUT(multipass, promotion_only_until_complete, 850)
 		skipped += p.skipped;
 		fast_faults += p.fast_faults;
 		slow_faults += p.slow_faults;
-		ASSERT_EQ(nw_placement_strided(self->V, 0, STRIDE, self->slow_n,
+		ASSERT_EQ(nt_placement_strided(self->V, 0, STRIDE, self->slow_n,
 					       self->pagesz, &pl), 0);
 		seq = nt_scan_seq();
 		t = nt_now();

@@ -80,9 +80,8 @@ FIXTURE_SETUP(strand)
 		.mode = 2, .scan_delay = 1000, .period_min = 100,
 		.period_max = 100, .scan_size = 16,
 	};
-	long free_mb, target_mb, i, nthreads;
+	long free_mb, target_mb, nthreads;
 	struct nt_placement pl;
-	char *va;
 
 	/* all -1: the teardown restores nothing unless saved below */
 	memset(&self->saved, -1, sizeof(self->saved));
@@ -116,26 +115,9 @@ FIXTURE_SETUP(strand)
 	       free_mb, nw_node_meminfo_kb(0, "MemFree") / 1024,
 	       nw_node_meminfo_kb(1, "MemFree") / 1024);
 
-	/* S below B: [S 32M][gap 32M][B 512M] */
-	va = nw_reserve_va((S_MB + 32 + B_MB) * NW_MB);
-	ASSERT_NE(va, NULL);
-	self->S = mmap(va, S_MB * NW_MB, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
-	ASSERT_EQ(self->S, va);
-	ASSERT_EQ(madvise(self->S, S_MB * NW_MB, MADV_NOHUGEPAGE), 0);
-	self->memfd = memfd_create("numab-B", 0);
-	ASSERT_GE(self->memfd, 0);
-	ASSERT_EQ(ftruncate(self->memfd, B_MB * NW_MB), 0);
-	self->B = mmap(va + (S_MB + 32) * NW_MB, B_MB * NW_MB,
-		       PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED_NOREPLACE,
-		       self->memfd, 0);
-	ASSERT_EQ(self->B, va + (S_MB + 32) * NW_MB);
-
-	/* B onto node 1: fault it in under a temporary bind */
-	ASSERT_EQ(nw_bind_node(1), 0);
-	for (i = 0; i < self->b_pages; i++)
-		self->B[i * self->pagesz] = 1;
-	ASSERT_EQ(nw_bind_node(-1), 0);
+	/* S below B: [S 32M][gap 32M][B 512M on node 1] */
+	ASSERT_EQ(nw_map_front_and_b(S_MB, B_MB, self->pagesz, &self->S,
+				     &self->B, &self->memfd), 0);
 	ASSERT_EQ(nt_placement(self->B, self->b_pages, self->pagesz, &pl), 0);
 	TH_LOG("B: node0 %ld node1 %ld other %ld pages", pl.node[0], pl.node[1], pl.other);
 	ASSERT_GE(pl.node[1], self->b_pages * 99 / 100);
