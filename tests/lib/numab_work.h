@@ -367,4 +367,23 @@ static inline int nw_tiered(void)
 	return t0 >= 0 && t1 > t0;
 }
 
+/*
+ * What every tiering test checks before it starts: debugfs tunables and
+ * mm->numa_scan_seq are there, node 1 is in a lower tier, and the filter
+ * sysctls are set for the variant (nt_filters_apply(); FILTERS gets what
+ * to restore). Returns NULL, or why the test must be skipped.
+ */
+static inline const char *nw_tiering_prereqs(int legacy, struct nt_filters *filters)
+{
+	if (access(NUMAB_DEBUGFS, F_OK))
+		return "no " NUMAB_DEBUGFS " (needs DEBUG_FS and SCHED_DEBUG)";
+	if (nt_scan_seq() < 0)
+		return "no mm->numa_scan_seq in /proc/self/sched";
+	if (!nw_tiered())
+		return "node 1 is not in a lower memory tier than node 0";
+	if (nt_filters_apply(legacy, filters))
+		return "no kernel.numa_balancing_filter_* sysctls (kernel without the numab series)";
+	return NULL;
+}
+
 #endif /* NUMAB_WORK_H */

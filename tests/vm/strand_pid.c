@@ -76,6 +76,7 @@ FIXTURE_VARIANT_ADD(strand, legacy) { .legacy = 1 };
 
 FIXTURE_SETUP(strand)
 {
+	const char *skip;
 	struct nt_tunables tun = {
 		.mode = 2, .scan_delay = 1000, .period_min = 100,
 		.period_max = 100, .scan_size = 16,
@@ -87,14 +88,9 @@ FIXTURE_SETUP(strand)
 	memset(&self->saved, -1, sizeof(self->saved));
 	self->filters.pid = -1;
 	self->memfd = -1;
-	if (access(NUMAB_DEBUGFS, F_OK))
-		SKIP(return, "no %s (needs DEBUG_FS and SCHED_DEBUG)", NUMAB_DEBUGFS);
-	if (nt_scan_seq() < 0)
-		SKIP(return, "no mm->numa_scan_seq in /proc/self/sched");
-	if (!nw_tiered())
-		SKIP(return, "node 1 is not in a lower memory tier than node 0");
-	if (nt_filters_apply(variant->legacy, &self->filters))
-		SKIP(return, "no kernel.numa_balancing_filter_* sysctls (kernel without the numab series)");
+	skip = nw_tiering_prereqs(variant->legacy, &self->filters);
+	if (skip)
+		SKIP(return, "%s", skip);
 	nt_tunables_save(&self->saved);
 	ASSERT_EQ(nt_tunables_set(&tun), 0);
 
