@@ -66,5 +66,26 @@ t "unprivileged filter --legacy: exit 3, values unchanged" $([ $rc = 3 ] && [ "$
 out=$(su nobody -c "/numab/bin/numabctl filter" 2>&1); rc=$?
 t "unprivileged filter (show) works" $rc "$out"
 
+# vmas verdicts on a read-only file mapping whose page cache is on node 1,
+# in tiering mode: stranded with the legacy filters, promoted and not
+# stranded with the defaults
+D=/sys/kernel/debug/sched/numa_balancing
+echo 2 >/proc/sys/kernel/numa_balancing
+echo 100 >$D/scan_delay_ms; echo 100 >$D/scan_period_min_ms; echo 100 >$D/scan_period_max_ms
+verdict() { # verdict FILTERS: the VERDICT of the held mapping after 4 s
+	numabctl filter $1 >/dev/null
+	hold_rofile 8 >/tmp/hold.out &
+	hp=$!
+	sleep 4
+	numabctl vmas -r -n -o NAME,SLOW,VERDICT $hp | grep numab-hold
+	wait $hp
+}
+v=$(verdict --legacy)
+t "vmas: legacy filters, read-only file on node 1 is stranded" $(echo "$v" | grep -q stranded; echo $?) "$v $(cat /tmp/hold.out)"
+v=$(verdict --default)
+t "vmas: default filters, the same mapping is ok (promotion-only scans)" $(echo "$v" | grep -q " ok$"; echo $?) "$v $(cat /tmp/hold.out)"
+grep -q "node0 4096 node1 0" /tmp/hold.out
+t "the mapping was promoted under the default filters" $? "$(cat /tmp/hold.out)"
+
 echo "1..$n"
 exit $bad

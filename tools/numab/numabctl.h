@@ -146,7 +146,7 @@ struct nx_vma {
 	uint64_t fast_bytes, slow_bytes;
 	struct nx_numab_vma nv;	/* nv.name not valid */
 	const char *verdict;
-	char why[64];
+	char why[96];
 };
 struct nx_vmlist {
 	pid_t pid;

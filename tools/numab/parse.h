@@ -96,9 +96,9 @@ enum {
 };
 struct nx_numab_vma {
 	uint64_t start, end;
-	char filter[16];	/* as printed: none, shared_ro, ... */
+	char filter[32];	/* as printed: none, shared_ro, shared_ro_promo_only, ... */
 	char state[8];		/* ok / none */
-	char last_skip[24];
+	char last_skip[32];	/* e.g. pid_inactive_promo_only */
 	uint64_t start_seq, prev_seq, pids[2];
 	int64_t pid_reset_ms, next_scan_ms;
 	uint64_t promo_only, scans, promo_scans, pte_updates;

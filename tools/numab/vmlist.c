@@ -219,6 +219,17 @@ static void merge(struct loader *ld)
 	}
 }
 
+/*
+ * Filter and skip reasons ending in "_promo_only" (pid_inactive_promo_only,
+ * shared_ro_promo_only) mean the VMA is scanned, for promotion only.
+ */
+static bool is_promo_only(const char *reason)
+{
+	size_t n = strlen(reason), k = strlen("_promo_only");
+
+	return n > k && !strcmp(reason + n - k, "_promo_only");
+}
+
 static void verdict(struct nx_vma *v, const struct nx_vmlist *l, unsigned int stale)
 {
 	const struct nx_numab_vma *n = &v->nv;
@@ -232,7 +243,7 @@ static void verdict(struct nx_vma *v, const struct nx_vmlist *l, unsigned int st
 			 l->have_numab ? "not in numa_vmas" : "no numa_vmas");
 		return;
 	}
-	if (strcmp(n->filter, "none")) {
+	if (strcmp(n->filter, "none") && !is_promo_only(n->filter)) {
 		v->verdict = slow ? "stranded" : "skipped";
 		snprintf(v->why, sizeof(v->why), "filter=%s", n->filter);
 		return;
@@ -246,7 +257,12 @@ static void verdict(struct nx_vma *v, const struct nx_vmlist *l, unsigned int st
 	}
 	seqs = (n->have & NV_HAVE_PREV_SEQ) && l->mm.scan_seq >= n->prev_seq ?
 	       l->mm.scan_seq - n->prev_seq : 0;
-	if (slow && seqs >= stale && !(n->promo_only && n->promo_scans)) {
+	/*
+	 * A promotion-only scan leaves prev_seq alone: such a VMA is being
+	 * scanned if it has completed one or the last pass restricted it.
+	 */
+	if (slow && seqs >= stale && !n->promo_scans &&
+	    !is_promo_only(n->last_skip)) {
 		v->verdict = "stranded";
 		snprintf(v->why, sizeof(v->why), "not scanned for %llu seqs%s%s",
 			 (unsigned long long)seqs,
@@ -254,6 +270,9 @@ static void verdict(struct nx_vma *v, const struct nx_vmlist *l, unsigned int st
 		return;
 	}
 	v->verdict = "ok";
+	if (is_promo_only(n->filter))
+		snprintf(v->why, sizeof(v->why), "scanned promotion-only (filter=%s)",
+			 n->filter);
 }
 
 static void loader_free(struct loader *ld)
