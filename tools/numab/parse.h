@@ -99,7 +99,8 @@ struct nx_numab_vma {
 	char filter[32];	/* as printed: none, shared_ro, shared_ro_promo_only, ... */
 	char state[8];		/* ok / none */
 	char last_skip[32];	/* e.g. pid_inactive_promo_only */
-	uint64_t start_seq, prev_seq, pids[2];
+	int64_t start_seq, prev_seq;	/* int in the kernel: -1 happens */
+	uint64_t pids[2];
 	int64_t pid_reset_ms, next_scan_ms;
 	uint64_t promo_only, scans, promo_scans, pte_updates;
 	uint64_t skip_delay, skip_seq, skip_pid;
@@ -147,5 +148,11 @@ const char *nx_filter_value_name(int idx, int val);
 
 /* octal escapes of seq_file paths (\040) decoded into buf */
 void nx_unescape(struct nx_span s, char *buf, size_t sz);
+
+/* Scan sequences from PREV (an int in the kernel, may be -1) to SEQ; 0 if ahead. */
+static inline uint64_t nx_seqs_since(uint64_t seq, int64_t prev)
+{
+	return (int64_t)seq >= prev ? (uint64_t)((int64_t)seq - prev) : 0;
+}
 
 #endif

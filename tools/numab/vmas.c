@@ -42,6 +42,15 @@ const struct nx_colspec nx_vma_cols[] = {
 };
 const size_t nx_vma_ncols = sizeof(nx_vma_cols) / sizeof(nx_vma_cols[0]);
 
+static void set_s64(struct nx_table *t, struct libscols_line *ln, int col,
+		    const struct nx_numab_vma *n, unsigned int bit, int64_t v)
+{
+	if (n->have & bit)
+		nx_table_set(t, ln, col, "%lld", (long long)v);
+	else if (nx_opt.json)
+		nx_table_set(t, ln, col, "null");
+}
+
 static void set_u64(struct nx_table *t, struct libscols_line *ln, int col,
 		    const struct nx_numab_vma *n, unsigned int bit, uint64_t v)
 {
@@ -76,13 +85,13 @@ static void vma_row(struct nx_table *t, const struct nx_vmlist *l, const struct 
 		nx_table_set(t, ln, VC_FILTER, "%s", n->filter);
 		nx_table_set(t, ln, VC_STATE, "%s", n->state);
 		if ((n->have & NV_HAVE_PREV_SEQ) && (l->mm.have & MM_HAVE_SEQ) &&
-		    l->mm.scan_seq >= n->prev_seq)
+		    (int64_t)l->mm.scan_seq >= n->prev_seq)
 			nx_table_set(t, ln, VC_SEQS, "%llu",
-				     (unsigned long long)(l->mm.scan_seq - n->prev_seq));
+				     (unsigned long long)nx_seqs_since(l->mm.scan_seq, n->prev_seq));
 		else if (nx_opt.json)
 			nx_table_set(t, ln, VC_SEQS, "null");
-		set_u64(t, ln, VC_START_SEQ, n, NV_HAVE_START_SEQ, n->start_seq);
-		set_u64(t, ln, VC_PREV_SEQ, n, NV_HAVE_PREV_SEQ, n->prev_seq);
+		set_s64(t, ln, VC_START_SEQ, n, NV_HAVE_START_SEQ, n->start_seq);
+		set_s64(t, ln, VC_PREV_SEQ, n, NV_HAVE_PREV_SEQ, n->prev_seq);
 		set_u64(t, ln, VC_PIDBITS, n, NV_HAVE_PIDS,
 			(uint64_t)(__builtin_popcountll(n->pids[0]) +
 				   __builtin_popcountll(n->pids[1])));
@@ -136,8 +145,7 @@ static uint64_t key_of(const struct nx_vma *v)
 	case 1: return v->end - v->start;
 	case 2: return v->slow_bytes;
 	case 3: return v->fast_bytes;
-	case 4: return v->in_numab && sort_scan_seq >= v->nv.prev_seq ?
-		       sort_scan_seq - v->nv.prev_seq : 0;
+	case 4: return v->in_numab ? nx_seqs_since(sort_scan_seq, v->nv.prev_seq) : 0;
 	case 5: return v->nv.scans;
 	default: return v->start;
 	}

@@ -255,8 +255,7 @@ static void verdict(struct nx_vma *v, const struct nx_vmlist *l, unsigned int st
 		snprintf(v->why, sizeof(v->why), "never scanned (state=%s)", n->state);
 		return;
 	}
-	seqs = (n->have & NV_HAVE_PREV_SEQ) && l->mm.scan_seq >= n->prev_seq ?
-	       l->mm.scan_seq - n->prev_seq : 0;
+	seqs = (n->have & NV_HAVE_PREV_SEQ) ? nx_seqs_since(l->mm.scan_seq, n->prev_seq) : 0;
 	/*
 	 * A promotion-only scan leaves prev_seq alone: such a VMA is being
 	 * scanned if it has completed one or the last pass restricted it.

@@ -140,6 +140,10 @@ static void test_numa_vmas(void)
 	    nx_parse_numa_vmas_line(L("7f00-7f10 filter=none state=ok scans=99999999999999999999999"), &mm, &v) == -1 &&
 	    nx_parse_numa_vmas_line(L("7f00-7f10 filter=none sta"), &mm, &v) == -1,
 	    "numa_vmas: missing filter, bad pids, huge number, truncated line rejected");
+	tap(nx_parse_numa_vmas_line(L("7f00-7f10 filter=shared_ro_promo_only state=ok start_seq=0 prev_seq=-1 promo_scans=3"), &mm, &v) == 0 &&
+	    v.prev_seq == -1 && v.start_seq == 0 && !strcmp(v.filter, "shared_ro_promo_only") &&
+	    nx_seqs_since(5, v.prev_seq) == 6 && nx_seqs_since(5, 9) == 0,
+	    "numa_vmas: prev_seq=-1 (a VMA first seen in sequence 0) parses");
 	tap(nx_parse_numa_vmas_line(L("7f00-7f10 filter=averyveryverylongfilternamethatdoesnotfitin32 state=ok"), &mm, &v) == 0 &&
 	    strlen(v.filter) == sizeof(v.filter) - 1, "numa_vmas: long strings truncated safely");
 }
