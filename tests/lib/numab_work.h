@@ -263,6 +263,18 @@ static inline int nw_map_front_and_b(long front_mb, long b_mb, long pagesz,
 	return nw_bind_node(-1) ? -errno : 0;
 }
 
+/* Undo nw_map_front_and_b() (also a partial one). */
+static inline void nw_unmap_front_and_b(char *front, long front_mb, char *b,
+					long b_mb, int memfd)
+{
+	if (front && front != MAP_FAILED)
+		munmap(front, front_mb * NW_MB);
+	if (b && b != MAP_FAILED)
+		munmap(b, b_mb * NW_MB);
+	if (memfd >= 0)
+		close(memfd);
+}
+
 /* ---- sched_skip_vma_numa tracing of one VMA ------------------------------------ */
 
 #define NW_TRACEFS	"/sys/kernel/tracing"

@@ -202,12 +202,7 @@ FIXTURE_TEARDOWN(multipass)
 {
 	nw_trace_vma_stop();
 	nw_sleepers_stop(&self->sleepers);
-	if (self->V && self->V != MAP_FAILED)
-		munmap(self->V, V_MB * NW_MB);
-	if (self->B && self->B != MAP_FAILED)
-		munmap(self->B, B_MB * NW_MB);
-	if (self->memfd >= 0)
-		close(self->memfd);
+	nw_unmap_front_and_b(self->V, V_MB, self->B, B_MB, self->memfd);
 	nt_tunables_set(&self->saved);
 	nt_filters_set(&self->filters);
 }

@@ -136,12 +136,7 @@ FIXTURE_TEARDOWN(strand)
 {
 	nw_trace_vma_stop();
 	nw_sleepers_stop(&self->sleepers);
-	if (self->S && self->S != MAP_FAILED)
-		munmap(self->S, S_MB * NW_MB);
-	if (self->B && self->B != MAP_FAILED)
-		munmap(self->B, B_MB * NW_MB);
-	if (self->memfd >= 0)
-		close(self->memfd);
+	nw_unmap_front_and_b(self->S, S_MB, self->B, B_MB, self->memfd);
 	if (self->filler)
 		unlink(FILLER_PATH);
 	nt_tunables_set(&self->saved);
