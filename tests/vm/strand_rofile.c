@@ -178,7 +178,8 @@ TEST_F_TIMEOUT(rofile, promotion, 600)
 		/* the stock scanner, reproduced: never scanned, never promoted */
 		ASSERT_LT(pl.node[0], self->npages / 20);
 		ASSERT_GT(seq - seq0, max_seq);
-		ASSERT_EQ(d.promote_success, 0);
+		/* system-wide: other pages may be promoted meanwhile */
+		ASSERT_LT(d.promote_success, self->npages / 20);
 		return;
 	}
 	ASSERT_GE(pl.node[0], want) {
