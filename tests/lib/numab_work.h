@@ -398,4 +398,22 @@ static inline const char *nw_tiering_prereqs(int legacy, struct nt_filters *filt
 	return NULL;
 }
 
+/*
+ * The start of every tiering fixture's setup (SELF has .saved and
+ * .filters; teardown restores both): nothing to restore yet; skip, saying
+ * why, when the guest lacks what the test needs; then the variant's filter
+ * sysctls (LEGACY) and the tunables TUN in force.
+ */
+#define NW_TIERING_SETUP(self, legacy, tun) do {			\
+	const char *__skip;						\
+									\
+	memset(&(self)->saved, -1, sizeof((self)->saved));		\
+	(self)->filters.pid = -1;					\
+	__skip = nw_tiering_prereqs(legacy, &(self)->filters);		\
+	if (__skip)							\
+		SKIP(return, "%s", __skip);				\
+	nt_tunables_save(&(self)->saved);				\
+	ASSERT_EQ(nt_tunables_set(tun), 0);				\
+} while (0)
+
 #endif /* NUMAB_WORK_H */

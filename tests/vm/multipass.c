@@ -149,7 +149,6 @@ FIXTURE_VARIANT_ADD(multipass, legacy) { .legacy = 1 };
 
 FIXTURE_SETUP(multipass)
 {
-	const char *skip;
 	struct nt_tunables tun = {
 		.mode = 3, .scan_delay = 1000, .period_min = 100,
 		.period_max = 100, .scan_size = 16,
@@ -157,17 +156,10 @@ FIXTURE_SETUP(multipass)
 	struct nt_placement pl;
 	long nthreads, b_node1;
 
-	/* all -1: the teardown restores nothing unless saved below */
-	memset(&self->saved, -1, sizeof(self->saved));
-	self->filters.pid = -1;
 	self->memfd = -1;
-	skip = nw_tiering_prereqs(variant->legacy, &self->filters);
-	if (skip)
-		SKIP(return, "%s", skip);
+	NW_TIERING_SETUP(self, variant->legacy, &tun);
 	if (nw_thread_minflt() < 0)
 		SKIP(return, "no getrusage(RUSAGE_THREAD)");
-	nt_tunables_save(&self->saved);
-	ASSERT_EQ(nt_tunables_set(&tun), 0);
 
 	self->pagesz = getpagesize();
 	self->v_pages = (V_MB << 20) / self->pagesz;

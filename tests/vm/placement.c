@@ -118,7 +118,6 @@ static char *anon(size_t size)
 
 FIXTURE_SETUP(placement)
 {
-	const char *skip;
 	struct nt_tunables tun = {
 		.mode = variant->mode, .scan_delay = 1000, .period_min = 100,
 		.period_max = 100, .scan_size = 16,
@@ -126,15 +125,8 @@ FIXTURE_SETUP(placement)
 	volatile char sink = 0;
 	long i;
 
-	/* all -1: the teardown restores nothing unless saved below */
-	memset(&self->saved, -1, sizeof(self->saved));
-	self->filters.pid = -1;
 	self->fd = -1;
-	skip = nw_tiering_prereqs(variant->legacy, &self->filters);
-	if (skip)
-		SKIP(return, "%s", skip);
-	nt_tunables_save(&self->saved);
-	ASSERT_EQ(nt_tunables_set(&tun), 0);
+	NW_TIERING_SETUP(self, variant->legacy, &tun);
 	self->pagesz = getpagesize();
 	self->npages = (VMA_MB << 20) / self->pagesz;
 	self->fpages = (FILE_MB << 20) / self->pagesz;

@@ -76,7 +76,6 @@ FIXTURE_VARIANT_ADD(strand, legacy) { .legacy = 1 };
 
 FIXTURE_SETUP(strand)
 {
-	const char *skip;
 	struct nt_tunables tun = {
 		.mode = 2, .scan_delay = 1000, .period_min = 100,
 		.period_max = 100, .scan_size = 16,
@@ -84,15 +83,8 @@ FIXTURE_SETUP(strand)
 	long free_mb, target_mb, nthreads;
 	struct nt_placement pl;
 
-	/* all -1: the teardown restores nothing unless saved below */
-	memset(&self->saved, -1, sizeof(self->saved));
-	self->filters.pid = -1;
 	self->memfd = -1;
-	skip = nw_tiering_prereqs(variant->legacy, &self->filters);
-	if (skip)
-		SKIP(return, "%s", skip);
-	nt_tunables_save(&self->saved);
-	ASSERT_EQ(nt_tunables_set(&tun), 0);
+	NW_TIERING_SETUP(self, variant->legacy, &tun);
 
 	self->pagesz = sysconf(_SC_PAGESIZE);
 	self->s_pages = (S_MB * NW_MB) / self->pagesz;

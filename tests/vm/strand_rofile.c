@@ -49,7 +49,6 @@ FIXTURE_VARIANT_ADD(rofile, legacy) { .legacy = 1 };
 
 FIXTURE_SETUP(rofile)
 {
-	const char *skip;
 	struct nt_tunables tun = {
 		.mode = 2, .scan_delay = SCAN_DELAY_MS, .period_min = 100,
 		.period_max = 100, .scan_size = 16,
@@ -58,15 +57,8 @@ FIXTURE_SETUP(rofile)
 	long target_mb, free_mb, i;
 	volatile char sink = 0;
 
-	/* all -1: the teardown restores nothing unless saved below */
-	memset(&self->saved, -1, sizeof(self->saved));
-	self->filters.pid = -1;
 	self->fd = -1;
-	skip = nw_tiering_prereqs(variant->legacy, &self->filters);
-	if (skip)
-		SKIP(return, "%s", skip);
-	nt_tunables_save(&self->saved);
-	ASSERT_EQ(nt_tunables_set(&tun), 0);
+	NW_TIERING_SETUP(self, variant->legacy, &tun);
 	self->pagesz = getpagesize();
 	self->npages = (FILE_MB << 20) / self->pagesz;
 
