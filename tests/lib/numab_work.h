@@ -10,6 +10,7 @@
 #define NUMAB_WORK_H
 
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -415,5 +416,168 @@ static inline const char *nw_tiering_prereqs(int legacy, struct nt_filters *filt
 	nt_tunables_save(&(self)->saved);				\
 	ASSERT_EQ(nt_tunables_set(tun), 0);				\
 } while (0)
+
+/* ---- benchmark output (scripts/bench) ------------------------------------------ */
+
+/*
+ * With NUMAB_BENCH=1 in the environment the fixtures also print their
+ * metrics for scripts/bench, one line "BENCH <bench> key=value ..." on
+ * stdout each; without it their output is what it always was.
+ */
+static inline int nw_bench_on(void)
+{
+	const char *s = getenv("NUMAB_BENCH");
+
+	return s && *s && strcmp(s, "0");
+}
+
+static __attribute__((format(printf, 1, 2), unused))
+void nw_bench(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!nw_bench_on())
+		return;
+	fputs("BENCH ", stdout);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	fflush(stdout);
+}
+
+/*
+ * vmstat counters a kernel may or may not have (the series' skip and
+ * promotion-scan counters): read what is there, print the deltas of those
+ * present as " name=delta".
+ */
+static const char *const nw_opt_ctr_names[] = {
+	"numa_vma_skip_pid", "numa_vma_skip_shared_ro", "numa_vma_skip_delay",
+	"numa_vma_skip_seq", "numa_vma_promo_scans", "numa_promo_pte_updates",
+};
+#define NW_NOPT_CTRS	(sizeof(nw_opt_ctr_names) / sizeof(nw_opt_ctr_names[0]))
+
+struct nw_opt_ctrs {
+	long long v[NW_NOPT_CTRS];	/* -1: not in /proc/vmstat */
+};
+
+static inline void nw_opt_ctrs_read(struct nw_opt_ctrs *c)
+{
+	unsigned int i;
+
+	for (i = 0; i < NW_NOPT_CTRS; i++)
+		c->v[i] = nt_vmstat(nw_opt_ctr_names[i]);
+}
+
+static inline void nw_opt_ctrs_format(const struct nw_opt_ctrs *a,
+				      const struct nw_opt_ctrs *b,
+				      char *out, size_t size)
+{
+	size_t len = 0;
+	unsigned int i;
+
+	out[0] = '\0';
+	for (i = 0; i < NW_NOPT_CTRS && len < size; i++)
+		if (a->v[i] >= 0 && b->v[i] >= 0)
+			len += snprintf(out + len, size - len, " %s=%lld",
+					nw_opt_ctr_names[i], b->v[i] - a->v[i]);
+}
+
+/*
+ * CPU time of the NUMA scanner over an interval: with the function
+ * profiler (CONFIG_FUNCTION_PROFILER, tracefs function_profile_enabled)
+ * the hits and total time (callees included when the graph tracer is
+ * built) of task_numa_work() on all CPUs; always the system time of the
+ * whole process (scanner, hinting faults and everything else it did in
+ * the kernel).
+ */
+#define NW_PROF_ENABLED	NW_TRACEFS "/function_profile_enabled"
+#define NW_PROF_FILTER	NW_TRACEFS "/set_ftrace_filter"
+
+struct nw_scan_cpu {
+	int profiler;		/* task_numa_work profiled */
+	long long calls;	/* its hits */
+	double scan_ms;		/* its total time */
+	double stime_ms;	/* process system time */
+	double stime0;
+};
+
+static inline double nw_stime_ms(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru))
+		return -1;
+	return ru.ru_stime.tv_sec * 1e3 + ru.ru_stime.tv_usec / 1e3;
+}
+
+/* write VAL to PATH replacing its content (set_ftrace_filter appends otherwise) */
+static inline int nw_write_trunc(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY | O_TRUNC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, val, strlen(val));
+	close(fd);
+	return n < 0 ? -errno : 0;
+}
+
+static inline void nw_scan_cpu_start(struct nw_scan_cpu *c)
+{
+	memset(c, 0, sizeof(*c));
+	/* 0 then 1: enabling the profiler resets its statistics */
+	if (!access(NW_PROF_ENABLED, W_OK) &&
+	    !nw_write_trunc(NW_PROF_FILTER, "task_numa_work") &&
+	    !nt_write(NW_PROF_ENABLED, "0") && !nt_write(NW_PROF_ENABLED, "1"))
+		c->profiler = 1;
+	c->stime0 = nw_stime_ms();
+}
+
+static __attribute__((noinline, unused))
+void nw_scan_cpu_stop(struct nw_scan_cpu *c)
+{
+	char path[96], line[256], name[64];
+	long long hit;
+	double us;
+	int cpu;
+
+	c->stime_ms = nw_stime_ms() - c->stime0;
+	if (!c->profiler)
+		return;
+	nt_write(NW_PROF_ENABLED, "0");	/* the statistics stay readable */
+	for (cpu = 0; ; cpu++) {
+		FILE *f;
+
+		snprintf(path, sizeof(path), NW_TRACEFS "/trace_stat/function%d", cpu);
+		f = fopen(path, "r");
+		if (!f)
+			break;
+		/* "  task_numa_work   123    4567.890 us    37.137 us ..." */
+		while (fgets(line, sizeof(line), f)) {
+			int n = sscanf(line, "%63s %lld %lf", name, &hit, &us);
+
+			if (n >= 2 && !strcmp(name, "task_numa_work")) {
+				c->calls += hit;
+				if (n == 3)
+					c->scan_ms += us / 1e3;
+			}
+		}
+		fclose(f);
+	}
+	nw_write_trunc(NW_PROF_FILTER, "");
+}
+
+/* " scan_cpu=profiler scan_calls=N scan_ms=X stime_ms=Y" or "=stime ..." */
+static inline void nw_scan_cpu_format(const struct nw_scan_cpu *c, char *out,
+				      size_t size)
+{
+	if (c->profiler)
+		snprintf(out, size, " scan_cpu=profiler scan_calls=%lld scan_ms=%.3f stime_ms=%.1f",
+			 c->calls, c->scan_ms, c->stime_ms);
+	else
+		snprintf(out, size, " scan_cpu=stime stime_ms=%.1f", c->stime_ms);
+}
 
 #endif /* NUMAB_WORK_H */

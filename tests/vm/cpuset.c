@@ -25,7 +25,9 @@
  *
  * numa_pte_updates is global (/proc/vmstat): the guest runs nothing else.
  * A warm-up of 3 s (past the new VMA's scan delay) comes first.
- * Knobs: CPUSET_SEQ [20], CPUSET_MAX_SECONDS [180].
+ * Knobs: CPUSET_SEQ [20], CPUSET_MAX_SECONDS [180]. NUMAB_BENCH=1 adds
+ * "BENCH p4 ..." metrics lines for scripts/bench, with the touch loop's
+ * throughput (pages touched per second) in each phase.
  */
 #include "../lib/numab_test.h"
 #include "../lib/numab_work.h"
@@ -50,7 +52,9 @@ FIXTURE(cpuset) {
 struct phase {
 	long seqs;
 	double seconds;
+	long long touches;	/* pages touched */
 	struct nw_vmstat d;
+	struct nw_opt_ctrs o0, o1;	/* optional vmstat counters */
 };
 
 static int write_pid(const char *path, pid_t pid)
@@ -164,31 +168,42 @@ static int phase(FIXTURE_DATA(cpuset) *self, const char *mems, long nseq,
 
 	if (ret)
 		return ret;
+	nw_opt_ctrs_read(&ph->o0);
 	nw_vmstat_read(&v0);
 	seq0 = nt_scan_seq();
 	t0 = nt_now();
+	ph->touches = 0;
 	do {
 		for (i = 0; i < self->npages; i++)
 			b[i * self->pagesz]++;
+		ph->touches += self->npages;
 		seq = nt_scan_seq();
 		t = nt_now();
 	} while ((seq - seq0 < nseq || t - t0 < min) && t - t0 < cap);
 	nw_vmstat_read(&v1);
 	nw_vmstat_delta(&v0, &v1, &ph->d);
+	nw_opt_ctrs_read(&ph->o1);
 	ph->seqs = seq - seq0;
 	ph->seconds = t - t0;
 	return 0;
 }
 
-static void log_phase(struct __test_metadata *_metadata, const char *name,
+static void log_phase(struct __test_metadata *_metadata,
+		      const FIXTURE_VARIANT(cpuset) *variant, const char *name,
 		      const char *mems, const struct phase *ph)
 {
+	static char ctrs[512];
 	char allowed[64];
 
+	nw_opt_ctrs_format(&ph->o0, &ph->o1, ctrs, sizeof(ctrs));
 	mems_allowed(allowed, sizeof(allowed));
 	TH_LOG("RESULT cpuset %s: cpuset.mems=%s (Mems_allowed_list %s): %ld scan sequences in %.1f s: numa_pte_updates +%lld numa_hint_faults +%lld (local +%lld)",
 	       name, mems, allowed, ph->seqs, ph->seconds, ph->d.pte_updates,
 	       ph->d.hint_faults, ph->d.hint_faults_local);
+	nw_bench("p4 variant=%s phase=%s mems=%s seqs=%ld seconds=%.2f numa_pte_updates=%lld numa_hint_faults=%lld touches=%lld touches_per_s=%.0f%s",
+		 variant->legacy ? "legacy" : "numab", name, mems, ph->seqs,
+		 ph->seconds, ph->d.pte_updates, ph->d.hint_faults, ph->touches,
+		 ph->seconds > 0 ? ph->touches / ph->seconds : 0, ctrs);
 }
 
 TEST_F_TIMEOUT(cpuset, two_nodes_scans, 600)
@@ -199,7 +214,7 @@ TEST_F_TIMEOUT(cpuset, two_nodes_scans, 600)
 
 	ASSERT_EQ(phase(self, "0-1", 2, WARM_S, cap, &warm), 0);
 	ASSERT_EQ(phase(self, "0-1", nseq, 0, cap, &ph), 0);
-	log_phase(_metadata, "two_nodes", "0-1", &ph);
+	log_phase(_metadata, variant, "two_nodes", "0-1", &ph);
 	ASSERT_GE(ph.seqs, nseq);
 	ASSERT_GT(ph.d.pte_updates, 0);
 }
@@ -214,13 +229,13 @@ TEST_F_TIMEOUT(cpuset, one_node, 600)
 	/* calibration with both nodes: the scanner runs, and how fast */
 	ASSERT_EQ(phase(self, "0-1", 2, WARM_S, cap, &warm), 0);
 	ASSERT_EQ(phase(self, "0-1", nseq, 0, cap, &cal), 0);
-	log_phase(_metadata, "calibration", "0-1", &cal);
+	log_phase(_metadata, variant, "calibration", "0-1", &cal);
 	ASSERT_GE(cal.seqs, nseq);
 	ASSERT_GT(cal.d.pte_updates, 0);
 
 	window = 2 * cal.seconds > 10 ? 2 * cal.seconds : 10;
 	ASSERT_EQ(phase(self, "0", nseq, 0, window, &ph), 0);
-	log_phase(_metadata, "one_node", "0", &ph);
+	log_phase(_metadata, variant, "one_node", "0", &ph);
 	if (variant->legacy) {
 		/* the stock scanner, reproduced: the pinned task is scanned */
 		ASSERT_GE(ph.seqs, nseq);

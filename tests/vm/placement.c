@@ -30,7 +30,9 @@
  *    is on a lower tier, and top-tier pages are never marked in mode 2);
  *  - modes 1 and 3: numa_pte_updates > 0 (the scanner ran, the window
  *    means something).
- * Knobs: PLACEMENT_SEQ [30], PLACEMENT_MAX_SECONDS [400].
+ * Knobs: PLACEMENT_SEQ [30], PLACEMENT_MAX_SECONDS [400]. NUMAB_BENCH=1
+ * adds a "BENCH p3 ..." metrics line for scripts/bench, with the
+ * scanner's CPU time over the measured sequences (nw_scan_cpu_start()).
  */
 #include "../lib/numab_test.h"
 #include "../lib/numab_work.h"
@@ -263,6 +265,9 @@ TEST_F_TIMEOUT(placement, invariance, 600)
 	double cap = nw_env_long("PLACEMENT_MAX_SECONDS", 400);
 	long n0, total, seqs;
 	struct nw_vmstat v0, v1, d;
+	static struct nw_opt_ctrs o0, o1;
+	static struct nw_scan_cpu cpu;
+	static char ctrs[512], scan[160];
 	double secs;
 
 	n0 = on_node0(self, &total);
@@ -273,14 +278,28 @@ TEST_F_TIMEOUT(placement, invariance, 600)
 	TH_LOG("warm-up: %ld scan sequences, %.1f s", seqs, secs);
 	ASSERT_GE(seqs, WARM_SEQ);
 
+	nw_opt_ctrs_read(&o0);
+	if (nw_bench_on())
+		nw_scan_cpu_start(&cpu);
 	nw_vmstat_read(&v0);
 	seqs = run_main(self, nseq, 0, cap, &secs);
 	nw_vmstat_read(&v1);
 	nw_vmstat_delta(&v0, &v1, &d);
+	if (nw_bench_on())
+		nw_scan_cpu_stop(&cpu);
+	nw_opt_ctrs_read(&o1);
+	nw_opt_ctrs_format(&o0, &o1, ctrs, sizeof(ctrs));
 	n0 = on_node0(self, &total);
 	TH_LOG("RESULT placement mode=%d%s seqs=%ld seconds=%.1f numa_pte_updates=%lld numa_hint_faults=%lld numa_hint_faults_local=%lld pgpromote_success=%lld numa_pages_migrated=%lld node0=%ld/%ld",
 	       variant->mode, variant->legacy ? " legacy" : "", seqs, secs, d.pte_updates, d.hint_faults,
 	       d.hint_faults_local, d.promote_success, d.pages_migrated, n0, total);
+	if (nw_bench_on()) {
+		nw_scan_cpu_format(&cpu, scan, sizeof(scan));
+		nw_bench("p3 mode=%d variant=%s seqs=%ld seconds=%.1f numa_pte_updates=%lld numa_hint_faults=%lld numa_hint_faults_local=%lld pgpromote_success=%lld fast=%ld total=%ld%s%s",
+			 variant->mode, variant->legacy ? "legacy" : "numab", seqs,
+			 secs, d.pte_updates, d.hint_faults, d.hint_faults_local,
+			 d.promote_success, n0, total, scan, ctrs);
+	}
 	ASSERT_GE(seqs, nseq);
 	ASSERT_GE(n0, total * 99 / 100);
 	compare_with_legacy(_metadata, variant, &d);

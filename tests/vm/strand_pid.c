@@ -35,7 +35,8 @@
  * Environment knobs for diagnostic runs (defaults in brackets):
  * STRAND_MAX_SEQ [25], STRAND_MAX_SECONDS [420], STRAND_THREADS [128],
  * STRAND_NODE0_FREE_MB [512] (node 0 free memory left by the filler; 0 =
- * no filler), STRAND_TOUCH_HZ [200].
+ * no filler), STRAND_TOUCH_HZ [200], STRAND_B_MB [512] (size of B).
+ * NUMAB_BENCH=1 adds a "BENCH p1 ..." metrics line for scripts/bench.
  */
 #include "../lib/numab_test.h"
 #include "../lib/numab_work.h"
@@ -55,7 +56,7 @@ FIXTURE(strand) {
 	char *S, *B;
 	int memfd;
 	int filler;
-	long pagesz, s_pages, b_pages;
+	long pagesz, s_pages, b_pages, b_mb, nthreads;
 	long seq_created;
 	double t_created;
 	uint64_t rng;
@@ -88,7 +89,8 @@ FIXTURE_SETUP(strand)
 
 	self->pagesz = sysconf(_SC_PAGESIZE);
 	self->s_pages = (S_MB * NW_MB) / self->pagesz;
-	self->b_pages = (B_MB * NW_MB) / self->pagesz;
+	self->b_mb = nw_env_long("STRAND_B_MB", B_MB);
+	self->b_pages = (self->b_mb * NW_MB) / self->pagesz;
 	self->rng = 0x9e3779b97f4a7c15ULL ^ getpid();
 	self->b_period = 1.0 / nw_env_long("STRAND_TOUCH_HZ", 200);
 
@@ -104,7 +106,7 @@ FIXTURE_SETUP(strand)
 	       nw_node_meminfo_kb(1, "MemFree") / 1024);
 
 	/* S below B: [S 32M][gap 32M][B 512M on node 1] */
-	ASSERT_EQ(nw_map_front_and_b(S_MB, B_MB, self->pagesz, &self->S,
+	ASSERT_EQ(nw_map_front_and_b(S_MB, self->b_mb, self->pagesz, &self->S,
 				     &self->B, &self->memfd), 0);
 	ASSERT_EQ(nt_placement(self->B, self->b_pages, self->pagesz, &pl), 0);
 	TH_LOG("B: node0 %ld node1 %ld other %ld pages", pl.node[0], pl.node[1], pl.other);
@@ -118,6 +120,7 @@ FIXTURE_SETUP(strand)
 	self->t_created = nt_now();
 
 	nthreads = nw_env_long("STRAND_THREADS", 128);
+	self->nthreads = nthreads;
 	ASSERT_EQ(nw_sleepers_start(&self->sleepers, nthreads), 0);
 	TH_LOG("S %p (%ld pages) below B %p (%ld pages), %ld sleeping threads, scan seq %ld",
 	       self->S, self->s_pages, self->B, self->b_pages, nthreads,
@@ -128,7 +131,7 @@ FIXTURE_TEARDOWN(strand)
 {
 	nw_trace_vma_stop();
 	nw_sleepers_stop(&self->sleepers);
-	nw_unmap_front_and_b(self->S, S_MB, self->B, B_MB, self->memfd);
+	nw_unmap_front_and_b(self->S, S_MB, self->B, self->b_mb, self->memfd);
 	if (self->filler)
 		unlink(FILLER_PATH);
 	nt_tunables_set(&self->saved);
@@ -169,6 +172,8 @@ TEST_F_TIMEOUT(strand, promotion, 850)
 	struct nw_vmstat v0, v1, d;
 	struct nt_placement pl = { 0 };
 	static char reasons[512];
+	static struct nw_opt_ctrs o0, o1;
+	static char ctrs[512];
 	int traced;
 
 	/* warm-up on node 0: past S's two unconditional sequences */
@@ -191,6 +196,7 @@ TEST_F_TIMEOUT(strand, promotion, 850)
 
 	traced = nw_trace_vma_start(self->S) == 0;
 	nw_vmstat_read(&v0);
+	nw_opt_ctrs_read(&o0);
 	seq0 = nt_scan_seq();
 	t0 = nt_now();
 	TH_LOG("S moved to node1 at scan seq %ld; hot loop (+%.0f B touches/s), bound %ld sequences / %.0f s",
@@ -223,6 +229,8 @@ TEST_F_TIMEOUT(strand, promotion, 850)
 	}
 	nw_vmstat_read(&v1);
 	nw_vmstat_delta(&v0, &v1, &d);
+	nw_opt_ctrs_read(&o1);
+	nw_opt_ctrs_format(&o0, &o1, ctrs, sizeof(ctrs));
 	if (traced) {
 		nw_trace_vma_reasons(reasons, sizeof(reasons));
 		nw_trace_vma_stop();
@@ -233,6 +241,11 @@ TEST_F_TIMEOUT(strand, promotion, 850)
 	       seq - seq0, t - t0, pl.node[0], self->s_pages, pl.node[1],
 	       d.promote_success, d.hint_faults, d.hint_faults_local,
 	       d.pte_updates, d.pages_migrated, self->b_touches);
+	nw_bench("p1 variant=%s reached=%d seqs=%ld seconds=%.1f max_seq=%ld fast=%ld slow=%ld total=%ld threads=%ld b_mb=%ld pgpromote_success=%lld numa_hint_faults=%lld numa_pte_updates=%lld numa_pages_migrated=%lld%s",
+		 variant->legacy ? "legacy" : "numab", promoted_seq >= 0,
+		 seq - seq0, t - t0, max_seq, pl.node[0], pl.node[1],
+		 self->s_pages, self->nthreads, self->b_mb, d.promote_success,
+		 d.hint_faults, d.pte_updates, d.pages_migrated, ctrs);
 	if (variant->legacy) {
 		/* the stock scanner, reproduced: S stays on node 1 */
 		ASSERT_LT(pl.node[0], self->s_pages / 20) {

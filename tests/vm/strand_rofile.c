@@ -18,6 +18,7 @@
  * Environment knobs: ROFILE_MAX_SEQ [20], ROFILE_MAX_SECONDS [300],
  * ROFILE_NODE0_FREE_MB [0] (fill node 0 down to this much free memory so
  * promotion takes the hot-threshold path; 0 = no filler).
+ * NUMAB_BENCH=1 adds a "BENCH p2 ..." metrics line for scripts/bench.
  */
 #include "../lib/numab_test.h"
 #include "../lib/numab_work.h"
@@ -111,10 +112,13 @@ TEST_F_TIMEOUT(rofile, promotion, 600)
 	struct nt_placement pl = { 0 };
 	volatile char sink = 0;
 	static char reasons[512];
+	static struct nw_opt_ctrs o0, o1;
+	static char ctrs[512];
 	int traced;
 
 	traced = nw_trace_vma_start(self->map) == 0;
 	nw_vmstat_read(&v0);
+	nw_opt_ctrs_read(&o0);
 	/*
 	 * A new VMA is not scanned for scan_delay_ms after the scanner first
 	 * sees it: the sequence bound starts once that is over.
@@ -156,6 +160,8 @@ TEST_F_TIMEOUT(rofile, promotion, 600)
 	}
 	nw_vmstat_read(&v1);
 	nw_vmstat_delta(&v0, &v1, &d);
+	nw_opt_ctrs_read(&o1);
+	nw_opt_ctrs_format(&o0, &o1, ctrs, sizeof(ctrs));
 	if (traced) {
 		nw_trace_vma_reasons(reasons, sizeof(reasons));
 		nw_trace_vma_stop();
@@ -165,6 +171,11 @@ TEST_F_TIMEOUT(rofile, promotion, 600)
 	       promoted_seq >= 0 ? "PROMOTED" : "STRANDED", seq - seq0, t - t0,
 	       pl.node[0], self->npages, pl.node[1], d.promote_success,
 	       d.hint_faults, d.pte_updates);
+	nw_bench("p2 variant=%s reached=%d seqs=%ld seconds=%.1f max_seq=%ld fast=%ld slow=%ld total=%ld pgpromote_success=%lld numa_hint_faults=%lld numa_pte_updates=%lld%s",
+		 variant->legacy ? "legacy" : "numab", promoted_seq >= 0,
+		 seq - seq0, t - t0, max_seq, pl.node[0], pl.node[1],
+		 self->npages, d.promote_success, d.hint_faults, d.pte_updates,
+		 ctrs);
 	(void)sink;
 	if (variant->legacy) {
 		/* the stock scanner, reproduced: never scanned, never promoted */
