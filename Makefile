@@ -21,7 +21,7 @@ comma := ,
 HOST_ONLY = $(if $(T),$(if $(filter-out host numabctl,$(subst $(comma), ,$(T))),,y))
 
 .PHONY: all help deps kernel kernel-debug kernel-tree guest numabctl \
-	check check-host vm shell demo series-import series-export \
+	check check-host vm shell demo bench series-import series-export \
 	series-status clean distclean
 
 all: kernel guest numabctl
@@ -31,6 +31,8 @@ help:
 	@echo '  make demo          boot the tiered testbed and show its memory tiers'
 	@echo '  make check         build everything, run host and VM tests'
 	@echo '                     (T=host,numabctl,testbed,series,tools,runner  TESTS=pattern)'
+	@echo '  make bench         legacy vs numab benchmarks into build/bench'
+	@echo '                     (B="P1 P5" a subset, QUICK=1 the short CI pass)'
 	@echo '  make deps          install what is missing (apt-get)'
 	@echo '  make kernel        build the patched test kernel (incremental)'
 	@echo '  make kernel-debug  build the debug kernel (KASAN, lockdep, ...)'
@@ -79,6 +81,12 @@ shell: kernel guest numabctl
 
 demo: kernel guest numabctl
 	@scripts/demo
+
+# make bench B="P1 P5" QUICK=1    (scripts/bench --help)
+B ?=
+QUICK ?=
+bench: kernel guest numabctl
+	@scripts/bench $(if $(QUICK),--quick) $(B)
 
 series-import: deps
 	@scripts/kernel-tree import
