@@ -1,0 +1,806 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dbsim: a database server in miniature, for `make demo` (issue 6).
+ *
+ * The production case: a database on a host with DRAM and CXL memory,
+ * hundreds of threads, a large shared-memory buffer pool that dominates
+ * the NUMA-balancing scan, small hot anonymous regions (a hash table,
+ * per-thread arenas) and the database binary, mapped read-only. Its hot
+ * regions ended up on CXL and stayed there: the PID filter skips an
+ * anonymous VMA no scanning thread took a hinting fault in (and nothing
+ * faults in a VMA that is never scanned), the shared_ro filter never scans
+ * a read-only file mapping.
+ *
+ * Shape (in address order, placed with MAP_FIXED_NOREPLACE so the hot
+ * regions are below the pool, as in tests/vm/strand_pid.c):
+ *   binary  a tmpfs file (BIN_MB) mapped PROT_READ, MAP_SHARED, its page
+ *           cache written on the fast node;
+ *   hash    HASH_MB of anonymous memory (no THP);
+ *   arenas  one ARENA_MB anonymous mapping per worker thread;
+ *   pool    POOL_MB of a memfd mapped MAP_SHARED, faulted on the slow node.
+ * Threads: WORKERS hot threads, each touching random pages of the hash
+ * table, its own arena and the binary without pause, and ~POOL_HZ random
+ * pool pages a second (so every thread that scans has taken hinting faults
+ * in the pool: the pool stays "accessed" and the scan always ends inside
+ * it, never falling back to forcing skipped VMAs); the main thread samples
+ * and touches the pool too; the rest (THREADS in all) sleep, like idle
+ * connection threads, and only push the get_nr_threads() horizon of the
+ * PID filter ~THREADS scan sequences away.
+ *
+ * Phases: the hash table, the arenas and the binary are created on the
+ * fast node and left there until the scanner has seen the anonymous ones
+ * for WARM_SEQ sequences (past the two sequences in which a new VMA is
+ * scanned unconditionally; read from /proc/self/numa_vmas when the kernel
+ * has it); then all pages of the hash table and the arenas, and all pages
+ * of the binary but every 10th (BIN_SLOW_PCT=90, as on the production
+ * host), are moved to the slow node with move_pages(2), standing in for
+ * the demotion that put them on CXL. From then on, every INTERVAL seconds,
+ * one sample: the fraction of each region on the fast node (move_pages(2)
+ * status query; every 16th page of the pool), mm->numa_scan_seq and the
+ * NUMA-balancing vmstat counters since the move (pgpromote_success,
+ * numa_pte_updates, numa_hint_faults, and every numa_vma_*, numa_promo_*
+ * and numa_scan_skip_* counter the kernel has), for SECONDS (the same
+ * guest time for every run), or until MAX_SEQS sequences have passed (keep
+ * it below THREADS: at ~THREADS sequences the PID filter's fallback scans
+ * a stranded VMA again).
+ *
+ * dbsim sets numa_balancing=2 and the scan tunables (scan_delay 1000 ms,
+ * period 100 ms, scan_size 16 MiB) and restores them on exit; it does not
+ * touch the filter sysctls: run it under `numabctl filter --legacy` or
+ * `--default` (or `numabctl run`).
+ *
+ * Output (stdout, line-buffered): a progress line per sample, and
+ * tab-separated machine-readable lines:
+ *   DBSIM_REGION run name start_hex bytes     one per mapping
+ *   DBSIM_HDR    run t seq hash arenas binary pool counter...
+ *   DBSIM_ROW    run <values of DBSIM_HDR>    t: seconds since the move,
+ *                seq: scan sequences since the move, regions: fraction on
+ *                the fast node, counters: delta since the move
+ * With --done FILE, dbsim creates FILE when the measurement is over and
+ * keeps the workload running (no more output) until SIGTERM/SIGINT or
+ * --hold seconds, so that numabctl can look at the final state.
+ */
+#include <getopt.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdarg.h>
+
+#include "../lib/numab_test.h"
+#include "../lib/numab_work.h"
+
+#define MAX_WORKERS	64
+#define MAX_MAPS	(MAX_WORKERS + 1)
+#define MAX_COUNTERS	32
+#define GAP_MB		2
+#define POOL_STRIDE	16	/* pool residency: every 16th page */
+#define BIN_PATH	"/tmp/dbsim-binary"
+#define WARM_SEQ	3
+#define WARM_MIN_S	3.0
+#define WARM_MAX_S	180.0
+
+struct opts {
+	const char *label, *done_file;
+	long threads, workers, pool_mb, hash_mb, arena_mb, bin_mb;
+	long bin_slow_pct, seqs, pool_hz;
+	double interval, max_seconds, hold_seconds;
+};
+
+/* A region reported as one: one or more mappings. */
+struct group {
+	const char *name;
+	int n;
+	char *addr[MAX_MAPS];
+	long pages[MAX_MAPS];
+	long stride;		/* residency sampled every STRIDE-th page */
+};
+
+enum { G_HASH, G_ARENAS, G_BINARY, G_POOL, NR_GROUPS };
+
+struct worker {
+	struct dbsim *db;
+	pthread_t thread;
+	int id, started;
+	uint64_t rng;
+	char *arena;
+	long arena_pages;
+};
+
+struct dbsim {
+	struct opts o;
+	long pagesz;
+	struct group g[NR_GROUPS];
+	char *va;
+	size_t va_size;
+	int memfd, binfd;
+	struct nw_sleepers sleepers;
+	struct worker workers[MAX_WORKERS];
+	struct nt_tunables saved;
+	atomic_int go, stop;
+	uint64_t rng;
+	/* vmstat counters reported: the three of every kernel, then the
+	 * numab skip/promotion counters this kernel has */
+	int ncounters;
+	char counters[MAX_COUNTERS][128];
+	long long base[MAX_COUNTERS];
+};
+
+static volatile sig_atomic_t got_signal;
+
+static void on_signal(int sig)
+{
+	got_signal = sig;
+}
+
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fprintf(stderr, "dbsim: error: ");
+	vfprintf(stderr, fmt, ap);
+	fprintf(stderr, "\n");
+	va_end(ap);
+	exit(1);
+}
+
+/* ---- options ------------------------------------------------------------- */
+
+static void usage(int status)
+{
+	printf("usage: dbsim [options]\n"
+	       "  -l, --label NAME     run name in the output (default dbsim)\n"
+	       "  -t, --threads N      threads in all, >= workers + 1 (default 132)\n"
+	       "  -w, --workers N      hot worker threads (default 4)\n"
+	       "  -P, --pool-mb MB     shared buffer pool, memfd (default 512)\n"
+	       "  -H, --hash-mb MB     hash table (default 64)\n"
+	       "  -A, --arena-mb MB    arena per worker (default 8)\n"
+	       "  -B, --bin-mb MB      read-only mapped file, the \"binary\" (default 32)\n"
+	       "  -S, --bin-slow PCT   percent of the binary on the slow node (default 90)\n"
+	       "  -r, --pool-hz N      pool pages each thread touches per second (default 50)\n"
+	       "  -T, --seconds S      seconds to sample after the move (default 60)\n"
+	       "  -n, --max-seqs N     or until N scan sequences have passed (default 100)\n"
+	       "  -i, --interval S     sample interval (default 1)\n"
+	       "  -d, --done FILE      create FILE when done, then hold (see -W)\n"
+	       "  -W, --hold S         hold at most S seconds after --done (default 120)\n");
+	exit(status);
+}
+
+static long opt_long(const char *s, long min, long max)
+{
+	char *end;
+	long v = strtol(s, &end, 0);
+
+	if (*s == '\0' || *end || v < min || v > max)
+		die("bad value '%s' (%ld..%ld)", s, min, max);
+	return v;
+}
+
+static double opt_double(const char *s)
+{
+	char *end;
+	double v = strtod(s, &end);
+
+	if (*s == '\0' || *end || v <= 0)
+		die("bad value '%s' (a positive number)", s);
+	return v;
+}
+
+static void parse_opts(struct opts *o, int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "label", 1, NULL, 'l' }, { "threads", 1, NULL, 't' },
+		{ "workers", 1, NULL, 'w' }, { "pool-mb", 1, NULL, 'P' },
+		{ "hash-mb", 1, NULL, 'H' }, { "arena-mb", 1, NULL, 'A' },
+		{ "bin-mb", 1, NULL, 'B' }, { "bin-slow", 1, NULL, 'S' },
+		{ "pool-hz", 1, NULL, 'r' }, { "max-seqs", 1, NULL, 'n' },
+		{ "seconds", 1, NULL, 'T' }, { "interval", 1, NULL, 'i' },
+		{ "done", 1, NULL, 'd' }, { "hold", 1, NULL, 'W' },
+		{ "help", 0, NULL, 'h' }, { NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	*o = (struct opts){
+		.label = "dbsim", .threads = 132, .workers = 4, .pool_mb = 512,
+		.hash_mb = 64, .arena_mb = 8, .bin_mb = 32, .bin_slow_pct = 90,
+		.seqs = 100, .pool_hz = 50, .interval = 1, .max_seconds = 60,
+		.hold_seconds = 120,
+	};
+	while ((c = getopt_long(argc, argv, "l:t:w:P:H:A:B:S:r:n:T:i:d:W:h",
+				lo, NULL)) != -1) {
+		switch (c) {
+		case 'l': o->label = optarg; break;
+		case 't': o->threads = opt_long(optarg, 2, 4096); break;
+		case 'w': o->workers = opt_long(optarg, 1, MAX_WORKERS); break;
+		case 'P': o->pool_mb = opt_long(optarg, 16, 1 << 16); break;
+		case 'H': o->hash_mb = opt_long(optarg, 1, 1 << 16); break;
+		case 'A': o->arena_mb = opt_long(optarg, 1, 1 << 12); break;
+		case 'B': o->bin_mb = opt_long(optarg, 1, 1 << 12); break;
+		case 'S': o->bin_slow_pct = opt_long(optarg, 0, 100); break;
+		case 'r': o->pool_hz = opt_long(optarg, 1, 100000); break;
+		case 'n': o->seqs = opt_long(optarg, 1, 100000); break;
+		case 'T': o->max_seconds = opt_double(optarg); break;
+		case 'i': o->interval = opt_double(optarg); break;
+		case 'd': o->done_file = optarg; break;
+		case 'W': o->hold_seconds = opt_double(optarg); break;
+		case 'h': usage(0); break;
+		default: usage(2);
+		}
+	}
+	if (optind != argc)
+		usage(2);
+	if (o->threads < o->workers + 1)
+		die("--threads %ld < workers + 1 (%ld)", o->threads, o->workers + 1);
+}
+
+/* ---- regions ------------------------------------------------------------- */
+
+static void group_add(struct group *g, char *addr, long pages)
+{
+	g->addr[g->n] = addr;
+	g->pages[g->n] = pages;
+	g->n++;
+}
+
+/* An anonymous mapping at ADDR, without THP, faulted in on NODE. */
+static char *map_anon_on(char *addr, size_t size, int node)
+{
+	char *p = mmap(addr, size, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+
+	if (p != addr)
+		die("mmap anon at %p: %s", (void *)addr, strerror(errno));
+	if (madvise(p, size, MADV_NOHUGEPAGE))
+		die("madvise: %s", strerror(errno));
+	if (nw_bind_node(node))
+		die("set_mempolicy: %s", strerror(errno));
+	memset(p, 1, size);
+	nw_bind_node(-1);
+	return p;
+}
+
+/* The buffer pool: a memfd mapped MAP_SHARED at ADDR, faulted on NODE. */
+static char *map_pool_on(struct dbsim *db, char *addr, size_t size, int node)
+{
+	char *p;
+	size_t off;
+
+	db->memfd = memfd_create("dbsim-pool", 0);
+	if (db->memfd < 0 || ftruncate(db->memfd, size))
+		die("memfd: %s", strerror(errno));
+	p = mmap(addr, size, PROT_READ | PROT_WRITE,
+		 MAP_SHARED | MAP_FIXED_NOREPLACE, db->memfd, 0);
+	if (p != addr)
+		die("mmap pool at %p: %s", (void *)addr, strerror(errno));
+	if (nw_bind_node(node))
+		die("set_mempolicy: %s", strerror(errno));
+	for (off = 0; off < size; off += db->pagesz)
+		p[off] = 1;
+	nw_bind_node(-1);
+	return p;
+}
+
+/* The "binary": a tmpfs file written on the fast node, mapped PROT_READ. */
+static char *map_binary(struct dbsim *db, char *addr, size_t size)
+{
+	volatile char sink = 0;
+	long npages = size / db->pagesz, i;
+	char *p;
+	int ret;
+
+	ret = nw_tmpfs_file_on(BIN_PATH, size, 0);
+	if (ret)
+		die("writing %s: %s", BIN_PATH, strerror(-ret));
+	db->binfd = open(BIN_PATH, O_RDONLY);
+	if (db->binfd < 0)
+		die("open %s: %s", BIN_PATH, strerror(errno));
+	p = mmap(addr, size, PROT_READ, MAP_SHARED | MAP_FIXED_NOREPLACE,
+		 db->binfd, 0);
+	if (p != addr)
+		die("mmap %s at %p: %s", BIN_PATH, (void *)addr, strerror(errno));
+	for (i = 0; i < npages; i++)
+		sink += p[i * db->pagesz];
+	(void)sink;
+	return p;
+}
+
+/*
+ * Move bin_slow_pct percent of the binary to the slow node: all pages but
+ * every k-th. Returns pages not moved or -errno.
+ */
+static long binary_demote(const struct dbsim *db)
+{
+	const struct group *g = &db->g[G_BINARY];
+	long pct = db->o.bin_slow_pct, npages = g->pages[0], k, r, n, left = 0, ret;
+
+	if (pct == 0)
+		return 0;
+	if (pct == 100)
+		return nt_move_all(g->addr[0], npages, db->pagesz, 1);
+	k = 100 / (100 - pct);
+	for (r = 1; r < k && r < npages; r++) {
+		n = (npages - r + k - 1) / k;
+		ret = nt_move_strided(g->addr[0], r, k, n, db->pagesz, 1);
+		if (ret < 0)
+			return ret;
+		left += ret;
+	}
+	return left;
+}
+
+/* Lay out binary, hash, arenas and pool in that address order. */
+static void map_regions(struct dbsim *db)
+{
+	const struct opts *o = &db->o;
+	size_t gap = GAP_MB * NW_MB, arena = o->arena_mb * NW_MB;
+	char *p;
+	long i;
+
+	db->va_size = (o->bin_mb + o->hash_mb + o->workers * o->arena_mb +
+		       o->pool_mb) * NW_MB + (o->workers + 3) * gap;
+	db->va = nw_reserve_va(db->va_size);
+	if (!db->va)
+		die("no %zu bytes of address space", db->va_size);
+	p = db->va;
+	db->g[G_BINARY] = (struct group){ .name = "binary", .stride = 1 };
+	group_add(&db->g[G_BINARY], map_binary(db, p, o->bin_mb * NW_MB),
+		  o->bin_mb * NW_MB / db->pagesz);
+	p += o->bin_mb * NW_MB + gap;
+	db->g[G_HASH] = (struct group){ .name = "hash", .stride = 1 };
+	group_add(&db->g[G_HASH], map_anon_on(p, o->hash_mb * NW_MB, 0),
+		  o->hash_mb * NW_MB / db->pagesz);
+	p += o->hash_mb * NW_MB + gap;
+	db->g[G_ARENAS] = (struct group){ .name = "arenas", .stride = 1 };
+	for (i = 0; i < o->workers; i++) {
+		group_add(&db->g[G_ARENAS], map_anon_on(p, arena, 0),
+			  arena / db->pagesz);
+		p += arena + gap;
+	}
+	db->g[G_POOL] = (struct group){ .name = "pool", .stride = POOL_STRIDE };
+	group_add(&db->g[G_POOL], map_pool_on(db, p, o->pool_mb * NW_MB, 1),
+		  o->pool_mb * NW_MB / db->pagesz);
+}
+
+static void print_regions(const struct dbsim *db)
+{
+	int g, m;
+
+	for (g = 0; g < NR_GROUPS; g++)
+		for (m = 0; m < db->g[g].n; m++)
+			printf("DBSIM_REGION\t%s\t%s\t%lx\t%ld\n", db->o.label,
+			       db->g[g].name, (unsigned long)db->g[g].addr[m],
+			       db->g[g].pages[m] * db->pagesz);
+}
+
+static void unmap_regions(struct dbsim *db)
+{
+	if (db->va)
+		munmap(db->va, db->va_size);
+	if (db->memfd >= 0)
+		close(db->memfd);
+	if (db->binfd >= 0)
+		close(db->binfd);
+	unlink(BIN_PATH);
+}
+
+/* Fraction of group G on node 0 (-1 on error); *SLOW gets node-1 pages. */
+static double group_fast(const struct dbsim *db, const struct group *g,
+			 long *fast, long *slow)
+{
+	struct nt_placement pl;
+	long n, total = 0;
+	int m;
+
+	*fast = *slow = 0;
+	for (m = 0; m < g->n; m++) {
+		n = (g->pages[m] + g->stride - 1) / g->stride;
+		if (nt_placement_strided(g->addr[m], 0, g->stride, n, db->pagesz, &pl))
+			return -1;
+		*fast += pl.node[0];
+		*slow += pl.node[1];
+		total += n;
+	}
+	return total ? (double)*fast / total : -1;
+}
+
+/* Move every page of group G to NODE; returns pages not moved or -errno. */
+static long group_move(const struct dbsim *db, const struct group *g, int node)
+{
+	long left = 0, r;
+	int m;
+
+	for (m = 0; m < g->n; m++) {
+		r = nt_move_all(g->addr[m], g->pages[m], db->pagesz, node);
+		if (r < 0)
+			return r;
+		left += r;
+	}
+	return left;
+}
+
+/* ---- threads ------------------------------------------------------------- */
+
+/* Touch random pool pages at ~pool_hz per second; *NEXT keeps the pace. */
+static void touch_pool(struct dbsim *db, uint64_t *rng, double *next)
+{
+	const struct group *g = &db->g[G_POOL];
+	double now = nt_now(), period = 1.0 / db->o.pool_hz;
+	int n = 0;
+
+	if (*next == 0 || now - *next > 1.0)
+		*next = now;	/* start, or far behind: do not burst */
+	while (*next <= now && n++ < 64) {
+		long pg = nw_rand(rng) % g->pages[0];
+
+		((volatile char *)g->addr[0])[pg * db->pagesz]++;
+		*next += period;
+	}
+}
+
+/* One batch of a worker's hot loop: hash, own arena, binary. */
+static void worker_batch(struct worker *w, long *sink)
+{
+	const struct dbsim *db = w->db;
+	const struct group *hash = &db->g[G_HASH], *bin = &db->g[G_BINARY];
+	volatile char *h = hash->addr[0], *b = bin->addr[0], *a = w->arena;
+	long i, pg;
+
+	for (i = 0; i < 256; i++) {
+		pg = nw_rand(&w->rng) % hash->pages[0];
+		h[pg * db->pagesz + (i & 63) * 64]++;
+		pg = nw_rand(&w->rng) % w->arena_pages;
+		a[pg * db->pagesz + (i & 63) * 64]++;
+		pg = nw_rand(&w->rng) % bin->pages[0];
+		*sink += b[pg * db->pagesz + (i & 63) * 64];
+	}
+}
+
+static void *worker_fn(void *arg)
+{
+	struct worker *w = arg;
+	double next = 0;
+	long sink = 0;
+
+	while (!atomic_load(&w->db->go) && !atomic_load(&w->db->stop))
+		usleep(1000);
+	while (!atomic_load(&w->db->stop)) {
+		worker_batch(w, &sink);
+		touch_pool(w->db, &w->rng, &next);
+	}
+	return (void *)sink;
+}
+
+static void start_workers(struct dbsim *db)
+{
+	struct worker *w;
+	long i;
+	int ret;
+
+	for (i = 0; i < db->o.workers; i++) {
+		w = &db->workers[i];
+		w->db = db;
+		w->id = i;
+		w->rng = 0x9e3779b97f4a7c15ULL * (i + 1) ^ getpid();
+		w->arena = db->g[G_ARENAS].addr[i];
+		w->arena_pages = db->g[G_ARENAS].pages[i];
+		ret = pthread_create(&w->thread, NULL, worker_fn, w);
+		if (ret)
+			die("pthread_create: %s", strerror(ret));
+		w->started = 1;
+	}
+}
+
+static void stop_workers(struct dbsim *db)
+{
+	long i;
+
+	atomic_store(&db->stop, 1);
+	for (i = 0; i < db->o.workers; i++)
+		if (db->workers[i].started)
+			pthread_join(db->workers[i].thread, NULL);
+}
+
+/* ---- counters and scan state ---------------------------------------------- */
+
+static void add_counter(struct dbsim *db, const char *name)
+{
+	if (db->ncounters == MAX_COUNTERS)
+		return;
+	snprintf(db->counters[db->ncounters], sizeof(db->counters[0]), "%s", name);
+	db->ncounters++;
+}
+
+/* The counters every kernel has, then numab's, when this kernel has them. */
+static void find_counters(struct dbsim *db)
+{
+	static const char *const prefixes[] = {
+		"numa_vma_", "numa_promo_", "numa_scan_skip_",
+	};
+	char line[256], name[128];
+	long long v;
+	size_t i;
+	FILE *f;
+
+	add_counter(db, "pgpromote_success");
+	add_counter(db, "numa_pte_updates");
+	add_counter(db, "numa_hint_faults");
+	f = fopen("/proc/vmstat", "r");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%127s %lld", name, &v) != 2)
+			continue;
+		for (i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+			if (!strncmp(name, prefixes[i], strlen(prefixes[i])))
+				add_counter(db, name);
+	}
+	fclose(f);
+}
+
+static void counters_read(const struct dbsim *db, long long *v)
+{
+	int i;
+
+	for (i = 0; i < db->ncounters; i++)
+		v[i] = nt_vmstat(db->counters[i]);
+}
+
+/*
+ * Sequences the scanner has seen the VMA at ADDR for (scan_seq -
+ * start_seq in /proc/self/numa_vmas); -1 without state, -2 without the
+ * file (kernel without the numab series).
+ */
+static long vma_seqs_seen(const void *addr)
+{
+	char line[1024], want[32];
+	long seq = -1, start, ret = -1;
+	FILE *f = fopen("/proc/self/numa_vmas", "r");
+	char *s;
+
+	if (!f)
+		return -2;
+	snprintf(want, sizeof(want), "%lx-", (unsigned long)addr);
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "mm scan_seq=%ld", &seq) == 1)
+			continue;
+		if (strncmp(line, want, strlen(want)))
+			continue;
+		s = strstr(line, " start_seq=");
+		if (s && seq >= 0 && sscanf(s, " start_seq=%ld", &start) == 1)
+			ret = seq - start;
+		break;
+	}
+	fclose(f);
+	return ret;
+}
+
+/* The fewest sequences the scanner has seen any hot anonymous VMA for. */
+static long hot_seqs_seen(const struct dbsim *db)
+{
+	long min = 1L << 30, s;
+	int g, m;
+
+	for (g = G_HASH; g <= G_ARENAS; g++)
+		for (m = 0; m < db->g[g].n; m++) {
+			s = vma_seqs_seen(db->g[g].addr[m]);
+			if (s == -2)
+				return -2;
+			if (s < min)
+				min = s;
+		}
+	return min;
+}
+
+/* ---- phases --------------------------------------------------------------- */
+
+static void set_tunables(struct dbsim *db)
+{
+	struct nt_tunables tun = {
+		.mode = 2, .scan_delay = 1000, .period_min = 100,
+		.period_max = 100, .scan_size = 16,
+	};
+
+	nt_tunables_save(&db->saved);
+	if (nt_tunables_set(&tun))
+		die("cannot set numa_balancing=2 and the scan tunables (root? debugfs?)");
+}
+
+/*
+ * Let the scanner see the hash table and the arenas on the fast node for
+ * WARM_SEQ sequences (past their two unconditional ones), then move them
+ * to the slow node. Returns the scan sequence at the move.
+ */
+static long warm_up_and_demote(struct dbsim *db)
+{
+	long seq_created = nt_scan_seq(), seen = -1, left;
+	double t0 = nt_now(), next = 0, t;
+	int g;
+
+	do {
+		usleep(200 * 1000);
+		touch_pool(db, &db->rng, &next);
+		t = nt_now() - t0;
+		seen = hot_seqs_seen(db);
+		if (seen == -2)
+			seen = nt_scan_seq() - seq_created - 1;
+	} while ((seen < WARM_SEQ || t < WARM_MIN_S) && t < WARM_MAX_S);
+	printf("%s: warm-up: hot regions on the fast node, seen by the scanner for %ld sequences, %.1f s\n",
+	       db->o.label, seen, t);
+	if (seen < WARM_SEQ)
+		fprintf(stderr, "dbsim: warning: the scanner did not see the hot regions for %d sequences in %.0f s\n",
+			WARM_SEQ, WARM_MAX_S);
+	for (g = 0; g < NR_GROUPS; g++) {
+		if (g == G_POOL)
+			continue;
+		left = g == G_BINARY ? binary_demote(db) : group_move(db, &db->g[g], 1);
+		if (left)
+			fprintf(stderr, "dbsim: warning: %s: %ld pages not moved to node 1 (%s)\n",
+				db->g[g].name, left, left < 0 ? strerror(-left) : "busy");
+	}
+	return nt_scan_seq();
+}
+
+static void print_placement(const struct dbsim *db, const char *when)
+{
+	long fast, slow;
+	double f;
+	int g;
+
+	printf("%s: %s:", db->o.label, when);
+	for (g = 0; g < NR_GROUPS; g++) {
+		f = group_fast(db, &db->g[g], &fast, &slow);
+		printf(" %s fast %ld slow %ld (%.1f%% fast)%s", db->g[g].name,
+		       fast, slow, 100 * f, g == G_POOL ? " [every 16th page]" : "");
+	}
+	printf("\n");
+}
+
+static void print_header(const struct dbsim *db)
+{
+	int g, i;
+
+	printf("DBSIM_HDR\trun\tt\tseq");
+	for (g = 0; g < NR_GROUPS; g++)
+		printf("\t%s", db->g[g].name);
+	for (i = 0; i < db->ncounters; i++)
+		printf("\t%s", db->counters[i]);
+	printf("\n");
+}
+
+/* Short names for the progress line. */
+static const char *short_name(const char *counter)
+{
+	static const char *const map[][2] = {
+		{ "pgpromote_success", "promote" }, { "numa_pte_updates", "pte" },
+		{ "numa_hint_faults", "hint" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+		if (!strcmp(counter, map[i][0]))
+			return map[i][1];
+	return !strncmp(counter, "numa_", 5) ? counter + 5 : counter;
+}
+
+/* One sample: a DBSIM_ROW and a progress line. */
+static void sample(struct dbsim *db, double t, long dseq)
+{
+	long long v[MAX_COUNTERS];
+	double f[NR_GROUPS];
+	long fast, slow;
+	int g, i;
+
+	for (g = 0; g < NR_GROUPS; g++)
+		f[g] = group_fast(db, &db->g[g], &fast, &slow);
+	counters_read(db, v);
+	printf("DBSIM_ROW\t%s\t%.1f\t%ld", db->o.label, t, dseq);
+	for (g = 0; g < NR_GROUPS; g++)
+		printf("\t%.4f", f[g]);
+	for (i = 0; i < db->ncounters; i++)
+		printf("\t%lld", v[i] - db->base[i]);
+	printf("\n%-6s %5.1fs seq +%-3ld fast%%:", db->o.label, t, dseq);
+	for (g = 0; g < NR_GROUPS; g++)
+		printf(" %s %5.1f", db->g[g].name, 100 * f[g]);
+	printf(" |");
+	for (i = 0; i < db->ncounters; i++)
+		printf(" %s +%lld", short_name(db->counters[i]), v[i] - db->base[i]);
+	printf("\n");
+}
+
+static void sleep_until(double when)
+{
+	double d = when - nt_now();
+
+	if (d > 0)
+		usleep((useconds_t)(d * 1e6));
+}
+
+/* Sample every interval for max_seconds after SEQ0, or seqs sequences. */
+static void measure(struct dbsim *db, long seq0)
+{
+	double t0 = nt_now(), next = t0, pool_next = 0, t;
+	long dseq;
+
+	counters_read(db, db->base);
+	print_header(db);
+	do {
+		sleep_until(next);
+		next += db->o.interval;
+		touch_pool(db, &db->rng, &pool_next);
+		t = nt_now() - t0;
+		dseq = nt_scan_seq() - seq0;
+		sample(db, t, dseq);
+	} while (dseq < db->o.seqs && t < db->o.max_seconds && !got_signal);
+}
+
+/* After --done: keep the workload running until a signal or --hold. */
+static void hold(struct dbsim *db)
+{
+	double t0 = nt_now(), next = 0;
+	int fd;
+
+	if (!db->o.done_file)
+		return;
+	fd = open(db->o.done_file, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0)
+		die("create %s: %s", db->o.done_file, strerror(errno));
+	close(fd);
+	while (!got_signal && nt_now() - t0 < db->o.hold_seconds) {
+		usleep(100 * 1000);
+		touch_pool(db, &db->rng, &next);
+	}
+}
+
+static void setup_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+}
+
+int main(int argc, char **argv)
+{
+	static struct dbsim db = { .memfd = -1, .binfd = -1 };
+	long seq0, sleepers;
+	int ret;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	parse_opts(&db.o, argc, argv);
+	db.pagesz = sysconf(_SC_PAGESIZE);
+	db.rng = 0x2545f4914f6cdd1dULL ^ getpid();
+	if (!nw_tiered())
+		die("node 1 is not in a lower memory tier than node 0 (boot scripts/vm --topology tiered)");
+	if (nt_scan_seq() < 0)
+		die("no mm->numa_scan_seq in /proc/self/sched (needs SCHED_DEBUG)");
+	setup_signals();
+	set_tunables(&db);
+	/*
+	 * Threads first: the first pthread_create() of a process resets
+	 * mm->numa_scan_seq, which would confuse the scan state of VMAs the
+	 * scanner has seen before.
+	 */
+	sleepers = db.o.threads - db.o.workers - 1;
+	ret = nw_sleepers_start(&db.sleepers, sleepers);
+	if (ret)
+		die("starting %ld sleeping threads: %s", sleepers, strerror(-ret));
+	map_regions(&db);
+	start_workers(&db);
+	find_counters(&db);
+	printf("%s: pid %d, %ld threads (%ld hot workers, %ld sleeping), pool %ld MiB, hash %ld MiB, arenas %ld x %ld MiB, binary %ld MiB (%ld%% slow)\n",
+	       db.o.label, getpid(), db.o.threads, db.o.workers, sleepers,
+	       db.o.pool_mb, db.o.hash_mb, db.o.workers, db.o.arena_mb,
+	       db.o.bin_mb, db.o.bin_slow_pct);
+	print_regions(&db);
+	atomic_store(&db.go, 1);
+	seq0 = warm_up_and_demote(&db);
+	print_placement(&db, "after the move to the slow node");
+	measure(&db, seq0);
+	print_placement(&db, "end");
+	hold(&db);
+	stop_workers(&db);
+	nw_sleepers_stop(&db.sleepers);
+	unmap_regions(&db);
+	nt_tunables_set(&db.saved);
+	return 0;
+}
