@@ -28,7 +28,8 @@ all: kernel guest numabctl
 
 help:
 	@echo 'numab targets:'
-	@echo '  make demo          boot the tiered testbed and show its memory tiers'
+	@echo '  make demo          the stranding and its fix side by side in the tiered'
+	@echo '                     testbed, legacy vs numab filters (QUICK=1: short run)'
 	@echo '  make check         build everything, run host and VM tests'
 	@echo '                     (T=host,numabctl,testbed,series,tools,runner  TESTS=pattern)'
 	@echo '  make bench         legacy vs numab benchmarks into build/bench'
@@ -79,8 +80,9 @@ vm: kernel guest numabctl
 shell: kernel guest numabctl
 	@scripts/vm --variant $(VARIANT) --shell
 
-demo: kernel guest numabctl
-	@scripts/demo
+# make demo QUICK=1    the short demo CI runs (scripts/demo --quick)
+demo: deps kernel guest numabctl
+	@scripts/demo $(if $(QUICK),--quick)
 
 # make bench B="P1 P5" QUICK=1    (scripts/bench --help)
 B ?=

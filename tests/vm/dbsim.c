@@ -666,19 +666,24 @@ static void print_header(const struct dbsim *db)
 	printf("\n");
 }
 
-/* Short names for the progress line. */
+/* The counters on the progress line, with short names (NULL: row only). */
 static const char *short_name(const char *counter)
 {
 	static const char *const map[][2] = {
 		{ "pgpromote_success", "promote" }, { "numa_pte_updates", "pte" },
-		{ "numa_hint_faults", "hint" },
+		{ "numa_hint_faults", "hint" }, { "numa_vma_skip_pid", "skip_pid" },
+		{ "numa_vma_skip_shared_ro", "skip_ro" },
+		{ "numa_vma_skip_delay", "skip_delay" },
+		{ "numa_vma_skip_seq", "skip_seq" },
+		{ "numa_vma_promo_scans", "promo_scans" },
+		{ "numa_promo_pte_updates", "promo_pte" },
 	};
 	size_t i;
 
 	for (i = 0; i < sizeof(map) / sizeof(map[0]); i++)
 		if (!strcmp(counter, map[i][0]))
 			return map[i][1];
-	return !strncmp(counter, "numa_", 5) ? counter + 5 : counter;
+	return NULL;
 }
 
 /* One sample: a DBSIM_ROW and a progress line. */
@@ -699,10 +704,12 @@ static void sample(struct dbsim *db, double t, long dseq)
 		printf("\t%lld", v[i] - db->base[i]);
 	printf("\n%-6s %5.1fs seq +%-3ld fast%%:", db->o.label, t, dseq);
 	for (g = 0; g < NR_GROUPS; g++)
-		printf(" %s %5.1f", db->g[g].name, 100 * f[g]);
+		printf(" %s %.0f", db->g[g].name, 100 * f[g]);
 	printf(" |");
 	for (i = 0; i < db->ncounters; i++)
-		printf(" %s +%lld", short_name(db->counters[i]), v[i] - db->base[i]);
+		if (short_name(db->counters[i]))
+			printf(" %s +%lld", short_name(db->counters[i]),
+			       v[i] - db->base[i]);
 	printf("\n");
 }
 
