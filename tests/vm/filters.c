@@ -2,9 +2,11 @@
 /*
  * The kernel.numa_balancing_filter_* sysctls: present with their
  * defaults, mode 0644, every value in range accepted, everything else
- * rejected with EINVAL and the value left unchanged, and writes refused
- * to a user without privileges.
+ * rejected with EINVAL and the value left unchanged, writes past offset
+ * 0 ignored, nothing logged for a rejected write, and writes refused to a
+ * user without privileges, also as root of a user namespace.
  */
+#include <sched.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include "../lib/numab_test.h"
@@ -154,6 +156,132 @@ TEST_F(filters, unprivileged_write_refused)
 		EXPECT_EQ(WEXITSTATUS(status), 0) TH_LOG("%s as uid 65534", path);
 		EXPECT_EQ(nt_read_long(path, -1), 0) TH_LOG("%s", path);
 	}
+}
+
+/*
+ * Writes not at offset 0 are ignored (kernel.sysctl_writes_strict=1, the
+ * default): a value written in two pieces must not become their
+ * concatenation, and a pwrite() at offset 1 changes nothing.
+ */
+TEST_F(filters, partial_writes_ignored)
+{
+	char path[128];
+	size_t i;
+	int fd;
+
+	NEED_SYSCTLS();
+
+	for (i = 0; i < NFILTERS; i++) {
+		path_of(&filters[i], path, sizeof(path));
+		ASSERT_EQ(nt_write_long(path, 0), 0);
+		fd = open(path, O_WRONLY);
+		ASSERT_GE(fd, 0);
+		EXPECT_EQ(write(fd, "0", 1), 1);
+		EXPECT_GE(write(fd, "1", 1), 0);	/* at offset 1: ignored */
+		close(fd);
+		EXPECT_EQ(nt_read_long(path, -1), 0) TH_LOG("%s after \"0\" + \"1\"", path);
+		fd = open(path, O_WRONLY);
+		ASSERT_GE(fd, 0);
+		EXPECT_GE(pwrite(fd, "1", 1, 1), 0);
+		close(fd);
+		EXPECT_EQ(nt_read_long(path, -1), 0) TH_LOG("%s after pwrite at 1", path);
+	}
+}
+
+/* As uid 65534 made root of a new user namespace: still refused */
+TEST_F(filters, userns_root_write_refused)
+{
+	char path[128];
+	int status;
+	pid_t pid;
+	size_t i;
+
+	NEED_SYSCTLS();
+
+	for (i = 0; i < NFILTERS; i++) {
+		path_of(&filters[i], path, sizeof(path));
+		ASSERT_EQ(nt_write_long(path, 0), 0);
+		pid = fork();
+		ASSERT_GE(pid, 0);
+		if (pid == 0) {
+			int ret;
+
+			if (setgid(65534) || setuid(65534))
+				_exit(2);
+			if (unshare(CLONE_NEWUSER))
+				_exit(3);
+			ret = nt_write_long(path, 1);
+			_exit(ret == -EACCES || ret == -EPERM ? 0 : 1);
+		}
+		ASSERT_EQ(waitpid(pid, &status, 0), pid);
+		EXPECT_EQ(WEXITSTATUS(status), 0)
+			TH_LOG("%s from a user namespace (3: unshare failed)", path);
+		EXPECT_EQ(nt_read_long(path, -1), 0) TH_LOG("%s", path);
+	}
+}
+
+/* Log records of level warning or worse appended to /dev/kmsg since FD's open */
+static int kmsg_warnings(int fd, char *first, size_t size)
+{
+	char rec[2048];
+	int n, warn = 0;
+	ssize_t len;
+	unsigned int pri;
+
+	while ((len = read(fd, rec, sizeof(rec) - 1)) > 0 || (len < 0 && errno == EPIPE)) {
+		if (len <= 0)
+			continue;
+		rec[len] = '\0';
+		n = sscanf(rec, "%u,", &pri);
+		if (n == 1 && (pri & 7) <= 4) {
+			if (!warn++)
+				snprintf(first, size, "%s", rec);
+		}
+	}
+	return warn;
+}
+
+/*
+ * Write every bad value to every filter; returns the number of kernel log
+ * records of level warning or worse that appeared meanwhile, -errno when
+ * /dev/kmsg cannot be read.
+ */
+static int __attribute__((noinline)) bad_writes_logged(char *first, size_t size)
+{
+	static const char *bad[] = { "-1", "3", "abc", "1x", "" };
+	static char longval[8192];
+	char path[128];
+	size_t i, j;
+	int kmsg, warn;
+
+	kmsg = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
+	if (kmsg < 0)
+		return -errno;
+	lseek(kmsg, 0, SEEK_END);
+	memset(longval, '9', sizeof(longval) - 1);
+	for (i = 0; i < NFILTERS; i++) {
+		path_of(&filters[i], path, sizeof(path));
+		for (j = 0; j < sizeof(bad) / sizeof(bad[0]); j++)
+			write_raw(path, bad[j], strlen(bad[j]));
+		write_raw(path, longval, strlen(longval));
+	}
+	warn = kmsg_warnings(kmsg, first, size);
+	close(kmsg);
+	return warn;
+}
+
+/* Rejected writes log nothing at warning level or worse */
+TEST_F(filters, bad_writes_log_nothing)
+{
+	static char first[2048];
+	int warn;
+
+	NEED_SYSCTLS();
+
+	warn = bad_writes_logged(first, sizeof(first));
+	if (warn < 0)
+		SKIP(return, "no /dev/kmsg: %s", strerror(-warn));
+	EXPECT_EQ(warn, 0) TH_LOG("first: %s", first);
 }
 
 TEST_HARNESS_MAIN
