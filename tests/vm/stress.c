@@ -95,6 +95,7 @@ struct shared {
 	double deadline;	/* CLOCK_MONOTONIC: stop by then */
 	int cpuset;		/* the two cpusets exist */
 	long ops[NOPS], op_errs[NOPS];
+	int op_errno[NOPS];	/* of the last failure, for the summary */
 	long reads[NBUF];	/* read(2) calls */
 	long files[NBUF];	/* whole files parsed */
 	long lines, empty, partial, rereads, enoent, esrch, early_eof;
@@ -130,6 +131,16 @@ void record_failure(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(sh->fail_msg, sizeof(sh->fail_msg), fmt, ap);
 	va_end(ap);
+}
+
+/*
+ * An operation failed with errno: counted, not a test failure (e.g.
+ * move_pages(2) to node 1 under cpuset.mems=0 is refused).
+ */
+static void op_fail(int op)
+{
+	sh->op_errno[op] = errno;
+	INC(sh->op_errs[op]);
 }
 
 static void sleep_ms(long ms)
@@ -714,7 +725,7 @@ static void op_munmap(struct mut *m, struct slot *s)
 	if (!s->addr)
 		return;
 	if (munmap(s->addr, s->len))
-		INC(sh->op_errs[OP_MUNMAP]);
+		op_fail(OP_MUNMAP);
 	INC(sh->ops[OP_MUNMAP]);
 	s->addr = NULL;
 }
@@ -729,7 +740,7 @@ static void op_map(struct mut *m, struct slot *s)
 	p = map_kind(m, s);
 	INC(sh->ops[OP_ANON + kind]);
 	if (p == MAP_FAILED) {
-		INC(sh->op_errs[OP_ANON + kind]);
+		op_fail(OP_ANON + kind);
 		return;
 	}
 	s->addr = p;
@@ -743,7 +754,7 @@ static void op_mprotect(struct mut *m, struct slot *s)
 
 	if (s->split) {		/* put the whole slot back */
 		if (mprotect(s->addr, s->len, s->prot))
-			INC(sh->op_errs[OP_MPROTECT]);
+			op_fail(OP_MPROTECT);
 		else
 			s->split = 0;
 		INC(sh->ops[OP_MPROTECT]);
@@ -753,7 +764,7 @@ static void op_mprotect(struct mut *m, struct slot *s)
 	n = 1 + nw_rand(&m->rnd) % (npg - first);
 	prot = nw_rand(&m->rnd) % 2 ? PROT_NONE : PROT_READ;
 	if (mprotect(s->addr + first * m->pagesz, n * m->pagesz, prot))
-		INC(sh->op_errs[OP_MPROTECT]);
+		op_fail(OP_MPROTECT);
 	else
 		s->split = 1;
 	INC(sh->ops[OP_MPROTECT]);
@@ -778,7 +789,7 @@ static void op_mremap(struct mut *m, struct slot *s)
 		p = mremap(s->addr, s->len, len, MREMAP_MAYMOVE);
 	INC(sh->ops[OP_MREMAP]);
 	if (p == MAP_FAILED) {
-		INC(sh->op_errs[OP_MREMAP]);
+		op_fail(OP_MREMAP);
 		return;
 	}
 	s->addr = p;
@@ -810,7 +821,7 @@ static void op_madvise(struct mut *m, struct slot *s)
 	int advice = pick_advice(m, s);
 
 	if (madvise(s->addr, s->len, advice))
-		INC(sh->op_errs[OP_MADVISE]);
+		op_fail(OP_MADVISE);
 	INC(sh->ops[OP_MADVISE]);
 }
 
@@ -837,18 +848,20 @@ static void op_move(struct mut *m, struct slot *s)
 		n = npg - first;
 	left = nt_move_strided(s->addr, first, stride, n, m->pagesz, node);
 	INC(sh->ops[OP_MOVE]);
-	if (left < 0)
-		INC(sh->op_errs[OP_MOVE]);
-	else
+	if (left < 0) {
+		errno = -left;
+		op_fail(OP_MOVE);
+	} else {
 		ADD(sh->pages_moved, n - left);
+	}
 }
 
-static void reap_kids(struct mut *m, int hang)
+static void reap_kids(struct mut *m)
 {
 	int st;
 	pid_t pid;
 
-	while (m->kids > 0 && (pid = waitpid(-1, &st, hang ? 0 : WNOHANG)) > 0) {
+	while (m->kids > 0 && (pid = waitpid(-1, &st, WNOHANG)) > 0) {
 		m->kids--;
 		if (!WIFEXITED(st) || WEXITSTATUS(st)) {
 			INC(sh->kids_bad);
@@ -883,7 +896,7 @@ static void op_fork(struct mut *m)
 {
 	pid_t pid;
 
-	reap_kids(m, 0);
+	reap_kids(m);
 	if (m->kids >= MAX_KIDS)
 		return;
 	m->rnd ^= 0x5555;	/* the child draws other numbers */
@@ -892,7 +905,7 @@ static void op_fork(struct mut *m)
 		kid_main(m);
 	INC(sh->ops[OP_FORK]);
 	if (pid < 0) {
-		INC(sh->op_errs[OP_FORK]);
+		op_fail(OP_FORK);
 		return;
 	}
 	m->kids++;
@@ -909,7 +922,7 @@ static void op_cpuset(struct mut *m)
 		return;
 	m->cg = !m->cg;
 	if (nt_write_long(procs[m->cg], getpid()))
-		INC(sh->op_errs[OP_CPUSET]);
+		op_fail(OP_CPUSET);
 	INC(sh->ops[OP_CPUSET]);
 }
 
@@ -956,7 +969,7 @@ static int mutator_main(int id)
 	while (!stopped())
 		mutate_once(&m);
 	for (i = 0; i < 200 && m.kids > 0; i++) {	/* 2 s at most */
-		reap_kids(&m, 0);
+		reap_kids(&m);
 		sleep_ms(10);
 	}
 	if (m.kids > 0) {
@@ -1203,8 +1216,10 @@ static void print_summary(double seconds, long long act)
 	ksft_print_msg("RESULT stress: %.1f s, %d mutators, %d readers, cpuset switching %s\n",
 		       seconds, NMUT, NREAD, sh->cpuset ? "on" : "off");
 	for (i = 0; i < NOPS; i++)
-		ksft_print_msg("  op %-12s %8ld (failed %ld)\n", op_names[i],
-			       sh->ops[i], sh->op_errs[i]);
+		ksft_print_msg("  op %-12s %8ld (failed %ld%s%s)\n", op_names[i],
+			       sh->ops[i], sh->op_errs[i],
+			       sh->op_errs[i] ? ", last: " : "",
+			       sh->op_errs[i] ? strerror(sh->op_errno[i]) : "");
 	ksft_print_msg("  pages moved by move_pages: %ld; children forked %ld, abnormal %ld\n",
 		       sh->pages_moved, sh->kids, sh->kids_bad);
 	for (i = 0; i < NBUF; i++)
