@@ -313,6 +313,7 @@ static const struct key_desc vma_keys[] = {
 	VK("state", KT_STR, state, NV_HAVE_STATE),
 	VK("start_seq", KT_S64, start_seq, NV_HAVE_START_SEQ),
 	VK("prev_seq", KT_S64, prev_seq, NV_HAVE_PREV_SEQ),
+	VK("promo_seq", KT_S64, promo_seq, NV_HAVE_PROMO_SEQ),
 	VK("pid_reset_ms", KT_S64, pid_reset_ms, NV_HAVE_PID_RESET),
 	VK("next_scan_ms", KT_S64, next_scan_ms, NV_HAVE_NEXT_SCAN),
 	VK("promo_only", KT_U64, promo_only, NV_HAVE_PROMO_ONLY),

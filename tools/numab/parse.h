@@ -90,6 +90,7 @@ enum {
 	NV_HAVE_LAST_SKIP = 1u << 12,
 	NV_HAVE_FILTER = 1u << 13,
 	NV_HAVE_STATE = 1u << 14,
+	NV_HAVE_PROMO_SEQ = 1u << 15,
 	MM_HAVE_SEQ = 1u << 0,
 	MM_HAVE_OFFSET = 1u << 1,
 	MM_HAVE_NEXT = 1u << 2,
@@ -100,6 +101,7 @@ struct nx_numab_vma {
 	char state[8];		/* ok / none */
 	char last_skip[32];	/* e.g. pid_inactive_promo_only */
 	int64_t start_seq, prev_seq;	/* int in the kernel: -1 happens */
+	int64_t promo_seq;	/* last promotion-only scan; newer kernels only */
 	uint64_t pids[2];
 	int64_t pid_reset_ms, next_scan_ms;
 	uint64_t promo_only, scans, promo_scans, pte_updates;

@@ -7,7 +7,7 @@
 
 enum {
 	VC_START, VC_END, VC_SIZE, VC_PERMS, VC_NAME, VC_FAST, VC_SLOW, VC_SLOWPCT,
-	VC_FILTER, VC_STATE, VC_SEQS, VC_START_SEQ, VC_PREV_SEQ, VC_PIDBITS,
+	VC_FILTER, VC_STATE, VC_SEQS, VC_PSEQS, VC_START_SEQ, VC_PREV_SEQ, VC_PIDBITS,
 	VC_PROMO_ONLY, VC_SCANS, VC_PROMO_SCANS, VC_PTE_UPDATES, VC_SKIP_DELAY,
 	VC_SKIP_SEQ, VC_SKIP_PID, VC_LAST_SKIP, VC_NEXT_SCAN, VC_VERDICT, VC_WHY,
 };
@@ -25,6 +25,7 @@ const struct nx_colspec nx_vma_cols[] = {
 	[VC_FILTER] = { "FILTER", 6, 0, SCOLS_JSON_STRING, "static filter that applies (none, shared_ro, ...)" },
 	[VC_STATE] = { "STATE", 4, 0, SCOLS_JSON_STRING, "ok, or none if never visited by the scanner" },
 	[VC_SEQS] = NUM("SEQS", "scan sequences since the last full scan"),
+	[VC_PSEQS] = NUM("PSEQS", "scan sequences since the last promotion-only scan"),
 	[VC_START_SEQ] = NUM("START_SEQ", "scan sequence the VMA was first seen"),
 	[VC_PREV_SEQ] = NUM("PREV_SEQ", "scan sequence of the last full scan"),
 	[VC_PIDBITS] = NUM("PIDBITS", "bits set in the active-PID masks"),
@@ -60,6 +61,19 @@ static void set_u64(struct nx_table *t, struct libscols_line *ln, int col,
 		nx_table_set(t, ln, col, "null");
 }
 
+/* scan sequences from SEQ (a key with bit BIT) to the mm's scan_seq */
+static void seqs_cell(struct nx_table *t, struct libscols_line *ln, int col,
+		      const struct nx_vmlist *l, const struct nx_numab_vma *n,
+		      unsigned int bit, int64_t seq)
+{
+	if ((n->have & bit) && (l->mm.have & MM_HAVE_SEQ) &&
+	    (int64_t)l->mm.scan_seq >= seq)
+		nx_table_set(t, ln, col, "%llu",
+			     (unsigned long long)nx_seqs_since(l->mm.scan_seq, seq));
+	else if (nx_opt.json)
+		nx_table_set(t, ln, col, "null");
+}
+
 static void vma_row(struct nx_table *t, const struct nx_vmlist *l, const struct nx_vma *v)
 {
 	struct libscols_line *ln = nx_table_line(t);
@@ -84,12 +98,8 @@ static void vma_row(struct nx_table *t, const struct nx_vmlist *l, const struct 
 	if (v->in_numab) {
 		nx_table_set(t, ln, VC_FILTER, "%s", n->filter);
 		nx_table_set(t, ln, VC_STATE, "%s", n->state);
-		if ((n->have & NV_HAVE_PREV_SEQ) && (l->mm.have & MM_HAVE_SEQ) &&
-		    (int64_t)l->mm.scan_seq >= n->prev_seq)
-			nx_table_set(t, ln, VC_SEQS, "%llu",
-				     (unsigned long long)nx_seqs_since(l->mm.scan_seq, n->prev_seq));
-		else if (nx_opt.json)
-			nx_table_set(t, ln, VC_SEQS, "null");
+		seqs_cell(t, ln, VC_SEQS, l, n, NV_HAVE_PREV_SEQ, n->prev_seq);
+		seqs_cell(t, ln, VC_PSEQS, l, n, NV_HAVE_PROMO_SEQ, n->promo_seq);
 		set_s64(t, ln, VC_START_SEQ, n, NV_HAVE_START_SEQ, n->start_seq);
 		set_s64(t, ln, VC_PREV_SEQ, n, NV_HAVE_PREV_SEQ, n->prev_seq);
 		set_u64(t, ln, VC_PIDBITS, n, NV_HAVE_PIDS,

@@ -233,7 +233,7 @@ static bool is_promo_only(const char *reason)
 static void verdict(struct nx_vma *v, const struct nx_vmlist *l, unsigned int stale)
 {
 	const struct nx_numab_vma *n = &v->nv;
-	bool slow = v->slow_bytes > 0;
+	bool slow = v->slow_bytes > 0, promo_recent;
 	uint64_t seqs;
 
 	v->why[0] = '\0';
@@ -258,10 +258,15 @@ static void verdict(struct nx_vma *v, const struct nx_vmlist *l, unsigned int st
 	seqs = (n->have & NV_HAVE_PREV_SEQ) ? nx_seqs_since(l->mm.scan_seq, n->prev_seq) : 0;
 	/*
 	 * A promotion-only scan leaves prev_seq alone: such a VMA is being
-	 * scanned if it has completed one or the last pass restricted it.
+	 * scanned if its last promotion-only scan is recent (promo_seq), or,
+	 * on kernels without promo_seq, if it has completed one or the last
+	 * pass restricted it.
 	 */
-	if (slow && seqs >= stale && !n->promo_scans &&
-	    !is_promo_only(n->last_skip)) {
+	if (n->have & NV_HAVE_PROMO_SEQ)
+		promo_recent = nx_seqs_since(l->mm.scan_seq, n->promo_seq) < stale;
+	else
+		promo_recent = n->promo_scans || is_promo_only(n->last_skip);
+	if (slow && seqs >= stale && !promo_recent) {
 		v->verdict = "stranded";
 		snprintf(v->why, sizeof(v->why), "not scanned for %llu seqs%s%s",
 			 (unsigned long long)seqs,

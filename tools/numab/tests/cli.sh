@@ -219,7 +219,7 @@ COMP=$(pwd)/bash-completion/numabctl
 t "bash completion: syntax" bash -n "$COMP"
 mkdir -p "$TMP/bin"; ln -sf "$BIN" "$TMP/bin/numabctl"
 PATH="$TMP/bin:$PATH" bash -c '. "$1"; _numabctl_columns vmas' _ "$COMP" > "$TMP/out" 2> "$TMP/err"
-t "bash completion: column names come from --help" eval 'lines 25 && has "^VERDICT$" && has "^PIDBITS$"'
+t "bash completion: column names come from --help" eval 'lines 26 && has "^VERDICT$" && has "^PIDBITS$"'
 if [ -r /usr/share/bash-completion/bash_completion ]; then
 	PATH="$TMP/bin:$PATH" bash -c '. /usr/share/bash-completion/bash_completion; . "$1"
 		COMP_WORDS=(numabctl vmas --so); COMP_CWORD=2; COMP_LINE="numabctl vmas --so"; COMP_POINT=${#COMP_LINE}
