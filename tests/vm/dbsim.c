@@ -11,8 +11,8 @@
  * faults in a VMA that is never scanned), the shared_ro filter never scans
  * a read-only file mapping.
  *
- * Shape (in address order, placed with MAP_FIXED_NOREPLACE so the hot
- * regions are below the pool, as in tests/vm/strand_pid.c):
+ * Shape (in address order, in one reserved range so the hot regions are
+ * below the pool, as in tests/vm/strand_pid.c; PROT_NONE gaps between):
  *   binary  a tmpfs file (BIN_MB) mapped PROT_READ, MAP_SHARED, its page
  *           cache written on the fast node;
  *   hash    HASH_MB of anonymous memory (no THP);
@@ -30,8 +30,9 @@
  * Phases: the hash table, the arenas and the binary are created on the
  * fast node and left there until the scanner has seen the anonymous ones
  * for WARM_SEQ sequences (past the two sequences in which a new VMA is
- * scanned unconditionally; read from /proc/self/numa_vmas when the kernel
- * has it); then all pages of the hash table and the arenas, and all pages
+ * scanned unconditionally) and the pool is "accessed" for every running
+ * thread (scanned once, their PID bits in its active-PID words), both read
+ * from /proc/self/numa_vmas when the kernel has it; then all pages of the hash table and the arenas, and all pages
  * of the binary but every 10th (BIN_SLOW_PCT=90, as on the production
  * host), are moved to the slow node with move_pages(2), standing in for
  * the demotion that put them on CXL. From then on, every INTERVAL seconds,
@@ -44,8 +45,9 @@
  * it below THREADS: at ~THREADS sequences the PID filter's fallback scans
  * a stranded VMA again).
  *
- * dbsim sets numa_balancing=2 and the scan tunables (scan_delay 1000 ms,
- * period 100 ms, scan_size 16 MiB) and restores them on exit; it does not
+ * dbsim sets numa_balancing=2 and the scan tunables (scan_delay 0 during
+ * the setup, 1000 ms from the move on, period 100 ms, scan_size 16 MiB)
+ * and restores them on exit; it does not
  * touch the filter sysctls: run it under `numabctl filter --legacy` or
  * `--default` (or `numabctl run`).
  *
@@ -73,10 +75,12 @@
 #define MAX_COUNTERS	32
 #define GAP_MB		2
 #define POOL_STRIDE	16	/* pool residency: every 16th page */
+#define POOL_TOUCH_SAMPLE 32	/* pool pages the sampling thread touches */
 #define BIN_PATH	"/tmp/dbsim-binary"
 #define WARM_SEQ	3
 #define WARM_MIN_S	3.0
-#define WARM_MAX_S	180.0
+#define WARM_POOL_S	20.0	/* then the pool accessed by some threads will do */
+#define WARM_MAX_S	90.0
 
 struct opts {
 	const char *label, *done_file;
@@ -100,6 +104,7 @@ struct worker {
 	struct dbsim *db;
 	pthread_t thread;
 	int id, started;
+	atomic_int tid;
 	uint64_t rng;
 	char *arena;
 	long arena_pages;
@@ -112,7 +117,7 @@ struct dbsim {
 	char *va;
 	size_t va_size;
 	int memfd, binfd;
-	struct nw_sleepers sleepers;
+	struct nw_sleepers first, sleepers;
 	struct worker workers[MAX_WORKERS];
 	struct nt_tunables saved;
 	atomic_int go, stop;
@@ -245,7 +250,7 @@ static void group_add(struct group *g, char *addr, long pages)
 static char *map_anon_on(char *addr, size_t size, int node)
 {
 	char *p = mmap(addr, size, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
 
 	if (p != addr)
 		die("mmap anon at %p: %s", (void *)addr, strerror(errno));
@@ -268,7 +273,7 @@ static char *map_pool_on(struct dbsim *db, char *addr, size_t size, int node)
 	if (db->memfd < 0 || ftruncate(db->memfd, size))
 		die("memfd: %s", strerror(errno));
 	p = mmap(addr, size, PROT_READ | PROT_WRITE,
-		 MAP_SHARED | MAP_FIXED_NOREPLACE, db->memfd, 0);
+		 MAP_SHARED | MAP_FIXED, db->memfd, 0);
 	if (p != addr)
 		die("mmap pool at %p: %s", (void *)addr, strerror(errno));
 	if (nw_bind_node(node))
@@ -293,8 +298,7 @@ static char *map_binary(struct dbsim *db, char *addr, size_t size)
 	db->binfd = open(BIN_PATH, O_RDONLY);
 	if (db->binfd < 0)
 		die("open %s: %s", BIN_PATH, strerror(errno));
-	p = mmap(addr, size, PROT_READ, MAP_SHARED | MAP_FIXED_NOREPLACE,
-		 db->binfd, 0);
+	p = mmap(addr, size, PROT_READ, MAP_SHARED | MAP_FIXED, db->binfd, 0);
 	if (p != addr)
 		die("mmap %s at %p: %s", BIN_PATH, (void *)addr, strerror(errno));
 	for (i = 0; i < npages; i++)
@@ -327,7 +331,10 @@ static long binary_demote(const struct dbsim *db)
 	return left;
 }
 
-/* Lay out binary, hash, arenas and pool in that address order. */
+/*
+ * Lay out binary, hash, arenas and pool in that address order, with
+ * PROT_NONE gaps between them.
+ */
 static void map_regions(struct dbsim *db)
 {
 	const struct opts *o = &db->o;
@@ -337,8 +344,14 @@ static void map_regions(struct dbsim *db)
 
 	db->va_size = (o->bin_mb + o->hash_mb + o->workers * o->arena_mb +
 		       o->pool_mb) * NW_MB + (o->workers + 3) * gap;
-	db->va = nw_reserve_va(db->va_size);
-	if (!db->va)
+	/*
+	 * The whole range stays reserved (PROT_NONE) and the regions replace
+	 * parts of it: the gaps keep neighbouring regions from merging, and
+	 * thread stacks from landing between them.
+	 */
+	db->va = mmap(NULL, db->va_size, PROT_NONE,
+		      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (db->va == MAP_FAILED)
 		die("no %zu bytes of address space", db->va_size);
 	p = db->va;
 	db->g[G_BINARY] = (struct group){ .name = "binary", .stride = 1 };
@@ -373,7 +386,7 @@ static void print_regions(const struct dbsim *db)
 
 static void unmap_regions(struct dbsim *db)
 {
-	if (db->va)
+	if (db->va && db->va != MAP_FAILED)
 		munmap(db->va, db->va_size);
 	if (db->memfd >= 0)
 		close(db->memfd);
@@ -419,6 +432,18 @@ static long group_move(const struct dbsim *db, const struct group *g, int node)
 
 /* ---- threads ------------------------------------------------------------- */
 
+/* Touch N random pool pages. */
+static void touch_pool_n(struct dbsim *db, uint64_t *rng, int n)
+{
+	const struct group *g = &db->g[G_POOL];
+	long pg;
+
+	while (n-- > 0) {
+		pg = nw_rand(rng) % g->pages[0];
+		((volatile char *)g->addr[0])[pg * db->pagesz]++;
+	}
+}
+
 /* Touch random pool pages at ~pool_hz per second; *NEXT keeps the pace. */
 static void touch_pool(struct dbsim *db, uint64_t *rng, double *next)
 {
@@ -460,6 +485,7 @@ static void *worker_fn(void *arg)
 	double next = 0;
 	long sink = 0;
 
+	atomic_store(&w->tid, nw_gettid());
 	while (!atomic_load(&w->db->go) && !atomic_load(&w->db->stop))
 		usleep(1000);
 	while (!atomic_load(&w->db->stop)) {
@@ -544,20 +570,27 @@ static void counters_read(const struct dbsim *db, long long *v)
 		v[i] = nt_vmstat(db->counters[i]);
 }
 
+/* What /proc/self/numa_vmas says about one VMA. */
+struct vstate {
+	long seen;		/* scan_seq - start_seq */
+	long scans;		/* complete full scans */
+	unsigned long pids;	/* both words of active PID bits */
+};
+
 /*
- * Sequences the scanner has seen the VMA at ADDR for (scan_seq -
- * start_seq in /proc/self/numa_vmas); -1 without state, -2 without the
- * file (kernel without the numab series).
+ * The numa_vmas state of the VMA at ADDR: 0, -ENOENT without the file
+ * (kernel without the numab series), -ESRCH while it has no scan state.
  */
-static long vma_seqs_seen(const void *addr)
+static int vma_state(const void *addr, struct vstate *st)
 {
-	char line[1024], want[32];
-	long seq = -1, start, ret = -1;
+	char line[1024], want[32], *s;
+	long seq = -1, start;
+	unsigned long p0, p1;
+	int ret = -ESRCH;
 	FILE *f = fopen("/proc/self/numa_vmas", "r");
-	char *s;
 
 	if (!f)
-		return -2;
+		return -ENOENT;
 	snprintf(want, sizeof(want), "%lx-", (unsigned long)addr);
 	while (fgets(line, sizeof(line), f)) {
 		if (sscanf(line, "mm scan_seq=%ld", &seq) == 1)
@@ -565,8 +598,14 @@ static long vma_seqs_seen(const void *addr)
 		if (strncmp(line, want, strlen(want)))
 			continue;
 		s = strstr(line, " start_seq=");
-		if (s && seq >= 0 && sscanf(s, " start_seq=%ld", &start) == 1)
-			ret = seq - start;
+		if (!s || seq < 0 || sscanf(s, " start_seq=%ld", &start) != 1)
+			break;
+		st->seen = seq - start;
+		s = strstr(line, " scans=");
+		st->scans = s ? strtol(s + 7, NULL, 10) : 0;
+		s = strstr(line, " pids=");
+		st->pids = s && sscanf(s, " pids=%lx,%lx", &p0, &p1) == 2 ? p0 | p1 : 0;
+		ret = 0;
 		break;
 	}
 	fclose(f);
@@ -576,32 +615,69 @@ static long vma_seqs_seen(const void *addr)
 /* The fewest sequences the scanner has seen any hot anonymous VMA for. */
 static long hot_seqs_seen(const struct dbsim *db)
 {
-	long min = 1L << 30, s;
-	int g, m;
+	struct vstate st;
+	long min = 1L << 30;
+	int g, m, ret;
 
 	for (g = G_HASH; g <= G_ARENAS; g++)
 		for (m = 0; m < db->g[g].n; m++) {
-			s = vma_seqs_seen(db->g[g].addr[m]);
-			if (s == -2)
+			ret = vma_state(db->g[g].addr[m], &st);
+			if (ret == -ENOENT)
 				return -2;
-			if (s < min)
-				min = s;
+			if (ret || st.seen < min)
+				min = ret ? -1 : st.seen;
 		}
 	return min;
 }
 
+/*
+ * Is the pool "accessed" for the threads that scan (workers and this one):
+ * their PID bits in its active-PID words, from hinting faults? Then every
+ * scan pass has a VMA to work on and ends inside the pool. Returns 2 when
+ * all bits are there, 1 when some are, 0 when none; 2 without numa_vmas.
+ */
+static int pool_accessed(const struct dbsim *db)
+{
+	unsigned long want = 1UL << nw_pid_bit(nw_gettid());
+	struct vstate st;
+	long i;
+	int ret = vma_state(db->g[G_POOL].addr[0], &st);
+
+	if (ret == -ENOENT)
+		return 2;
+	for (i = 0; i < db->o.workers; i++)
+		want |= 1UL << nw_pid_bit(db->workers[i].tid);
+	if (ret || !(st.pids & want))
+		return 0;
+	return (st.pids & want) == want ? 2 : 1;
+}
+
 /* ---- phases --------------------------------------------------------------- */
 
+/*
+ * numa_balancing=2, scan period 100 ms, 16 MiB per pass, and no scan
+ * delay while the regions are set up: with the legacy PID filter, a new
+ * VMA is scanned only in its first two sequences (until the
+ * get_nr_threads() horizon), and with a scan delay those can pass before
+ * its first scan; the pool would then take no hinting fault for a long
+ * time. The delay goes back to 1000 ms before the hot regions move.
+ */
 static void set_tunables(struct dbsim *db)
 {
 	struct nt_tunables tun = {
-		.mode = 2, .scan_delay = 1000, .period_min = 100,
+		.mode = 2, .scan_delay = 0, .period_min = 100,
 		.period_max = 100, .scan_size = 16,
 	};
 
 	nt_tunables_save(&db->saved);
 	if (nt_tunables_set(&tun))
 		die("cannot set numa_balancing=2 and the scan tunables (root? debugfs?)");
+}
+
+static void set_scan_delay(long ms)
+{
+	if (nt_write_long(NUMAB_DEBUGFS "/scan_delay_ms", ms))
+		die("cannot set scan_delay_ms");
 }
 
 /*
@@ -612,22 +688,25 @@ static void set_tunables(struct dbsim *db)
 static long warm_up_and_demote(struct dbsim *db)
 {
 	long seq_created = nt_scan_seq(), seen = -1, left;
-	double t0 = nt_now(), next = 0, t;
-	int g;
+	double t0 = nt_now(), t;
+	int g, pool_ok = 0;
 
 	do {
 		usleep(200 * 1000);
-		touch_pool(db, &db->rng, &next);
+		touch_pool_n(db, &db->rng, 8);
 		t = nt_now() - t0;
 		seen = hot_seqs_seen(db);
 		if (seen == -2)
 			seen = nt_scan_seq() - seq_created - 1;
-	} while ((seen < WARM_SEQ || t < WARM_MIN_S) && t < WARM_MAX_S);
-	printf("%s: warm-up: hot regions on the fast node, seen by the scanner for %ld sequences, %.1f s\n",
-	       db->o.label, seen, t);
-	if (seen < WARM_SEQ)
-		fprintf(stderr, "dbsim: warning: the scanner did not see the hot regions for %d sequences in %.0f s\n",
-			WARM_SEQ, WARM_MAX_S);
+		pool_ok = pool_accessed(db);
+	} while ((seen < WARM_SEQ || t < WARM_MIN_S || pool_ok == 0 ||
+		  (pool_ok == 1 && t < WARM_POOL_S)) && t < WARM_MAX_S);
+	set_scan_delay(1000);
+	printf("%s: warm-up: hot regions on the fast node, seen by the scanner for %ld sequences, pool accessed by %s running threads, %.1f s\n",
+	       db->o.label, seen, pool_ok == 2 ? "all" : pool_ok ? "some" : "no", t);
+	if (seen < WARM_SEQ || !pool_ok)
+		fprintf(stderr, "dbsim: warning: warm-up incomplete after %.0f s: the legacy filters may not strand the hot regions\n",
+			WARM_MAX_S);
 	for (g = 0; g < NR_GROUPS; g++) {
 		if (g == G_POOL)
 			continue;
@@ -721,10 +800,16 @@ static void sleep_until(double when)
 		usleep((useconds_t)(d * 1e6));
 }
 
-/* Sample every interval for max_seconds after SEQ0, or seqs sequences. */
+/*
+ * Sample every interval for max_seconds after SEQ0, or seqs sequences.
+ * Sampling costs CPU time, so this thread scans too at times: it takes
+ * hinting faults in the pool around every sample, or the pool would be
+ * "not accessed" for it, every VMA skipped, and the scanner's fallback
+ * (scan one skipped VMA when all were skipped) would scan the hot regions.
+ */
 static void measure(struct dbsim *db, long seq0)
 {
-	double t0 = nt_now(), next = t0, pool_next = 0, t;
+	double t0 = nt_now(), next = t0, t;
 	long dseq;
 
 	counters_read(db, db->base);
@@ -732,10 +817,11 @@ static void measure(struct dbsim *db, long seq0)
 	do {
 		sleep_until(next);
 		next += db->o.interval;
-		touch_pool(db, &db->rng, &pool_next);
+		touch_pool_n(db, &db->rng, POOL_TOUCH_SAMPLE);
 		t = nt_now() - t0;
 		dseq = nt_scan_seq() - seq0;
 		sample(db, t, dseq);
+		touch_pool_n(db, &db->rng, POOL_TOUCH_SAMPLE);
 	} while (dseq < db->o.seqs && t < db->o.max_seconds && !got_signal);
 }
 
@@ -783,15 +869,22 @@ int main(int argc, char **argv)
 	setup_signals();
 	set_tunables(&db);
 	/*
-	 * Threads first: the first pthread_create() of a process resets
+	 * One thread first: the first pthread_create() of a process resets
 	 * mm->numa_scan_seq, which would confuse the scan state of VMAs the
-	 * scanner has seen before.
+	 * scanner has seen before. The other threads after the regions, so
+	 * that their stacks are below them (mmap goes top-down): many small
+	 * VMAs after the pool, at the end of the address space, slow every
+	 * scan sequence down (the scanner's fallback makes one VMA of progress
+	 * per pass there).
 	 */
 	sleepers = db.o.threads - db.o.workers - 1;
-	ret = nw_sleepers_start(&db.sleepers, sleepers);
+	ret = nw_sleepers_start(&db.first, 1);
 	if (ret)
-		die("starting %ld sleeping threads: %s", sleepers, strerror(-ret));
+		die("starting a thread: %s", strerror(-ret));
 	map_regions(&db);
+	ret = nw_sleepers_start(&db.sleepers, sleepers - 1);
+	if (ret)
+		die("starting %ld sleeping threads: %s", sleepers - 1, strerror(-ret));
 	start_workers(&db);
 	find_counters(&db);
 	printf("%s: pid %d, %ld threads (%ld hot workers, %ld sleeping), pool %ld MiB, hash %ld MiB, arenas %ld x %ld MiB, binary %ld MiB (%ld%% slow)\n",
@@ -807,6 +900,7 @@ int main(int argc, char **argv)
 	hold(&db);
 	stop_workers(&db);
 	nw_sleepers_stop(&db.sleepers);
+	nw_sleepers_stop(&db.first);
 	unmap_regions(&db);
 	nt_tunables_set(&db.saved);
 	return 0;
