@@ -19,6 +19,8 @@ VARIANT ?= test
 comma := ,
 # T names only categories that need no kernel
 HOST_ONLY = $(if $(T),$(if $(filter-out host numabctl,$(subst $(comma), ,$(T))),,y))
+# the debug kernel is built when the debug category runs (T empty or naming it)
+WANT_DEBUG = $(if $(T),$(filter debug,$(subst $(comma), ,$(T))),y)
 
 .PHONY: all help deps kernel kernel-debug kernel-tree guest numabctl \
 	check check-host vm shell demo bench series-import series-export \
@@ -68,7 +70,7 @@ numabctl: deps
 	fi
 
 check: deps
-	@$(MAKE) -s $(if $(HOST_ONLY),,kernel guest) numabctl
+	@$(MAKE) -s $(if $(HOST_ONLY),,kernel guest) $(if $(WANT_DEBUG),kernel-debug) numabctl
 	@tests/run $(if $(T),-t $(T)) $(TESTS)
 
 check-host: deps

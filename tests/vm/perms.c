@@ -17,6 +17,7 @@
  */
 #include <signal.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include "../lib/numab_test.h"
@@ -81,26 +82,43 @@ static int copy_self_setuid(void)
 	return 0;
 }
 
+/*
+ * Drop to uid/gid 65534. Changing credentials makes the process
+ * non-dumpable, which would refuse even its own children's files:
+ * make it dumpable again, as a process started by that user would be.
+ */
 static int become_nobody(void)
 {
-	return setgid(NOBODY) || setuid(NOBODY) ? -1 : 0;
+	if (setgid(NOBODY) || setuid(NOBODY))
+		return -1;
+	return prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) ? -1 : 0;
 }
 
-/* Wait (bounded) until PID runs with effective uid EUID */
-static int wait_euid(pid_t pid, uid_t euid)
+/*
+ * Wait (bounded) until PID runs the setuid binary: its comm is the
+ * binary's name and its effective uid is 0.
+ */
+static int wait_exec(pid_t pid)
 {
-	char path[64], line[256];
+	char path[64], line[256], comm[64];
 	unsigned int r, e;
 	int i, found = 0;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "/proc/%d/status", pid);
 	for (i = 0; i < 500 && !found; i++) {
+		snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+		if (nt_read(path, comm, sizeof(comm)) <= 0)
+			return -1;
+		if (strncmp(comm, "numab-perms-sui", 15)) {
+			usleep(10000);
+			continue;
+		}
+		snprintf(path, sizeof(path), "/proc/%d/status", pid);
 		f = fopen(path, "r");
 		if (!f)
 			return -1;
 		while (fgets(line, sizeof(line), f))
-			if (sscanf(line, "Uid: %u %u", &r, &e) == 2 && e == euid)
+			if (sscanf(line, "Uid: %u %u", &r, &e) == 2 && e == 0)
 				found = 1;
 		fclose(f);
 		if (!found)
@@ -151,15 +169,15 @@ static int nobody_reads_setuid_child(void)
 	size_t i;
 
 	if (become_nobody())
-		return 0x101;
+		return 0x11;
 	child = fork();
 	if (child < 0)
-		return 0x102;
+		return 0x12;
 	if (child == 0)
 		exec_suid_after(-1);
-	if (wait_euid(child, 0)) {
+	if (wait_exec(child)) {
 		kill(child, SIGKILL);
-		return 0x103;
+		return 0x13;
 	}
 	for (i = 0; i < NFILES; i++) {
 		fd = open_proc("/proc", child, files[i]);
@@ -185,7 +203,7 @@ TEST_F(perms, setuid_target_refused)
 	ASSERT_EQ(waitpid(pid, &status, 0), pid);
 	ASSERT_TRUE(WIFEXITED(status));
 	EXPECT_EQ(WEXITSTATUS(status), 0)
-		TH_LOG("bitmask of maps/numa_maps/numa_vmas not refused with EACCES (>=0x100: setup step failed): 0x%x",
+		TH_LOG("bitmask of maps/numa_maps/numa_vmas not refused with EACCES (>=0x11: setup step 0x10+N failed): 0x%x",
 		       WEXITSTATUS(status));
 }
 
@@ -203,7 +221,7 @@ TEST_F(perms, root_reads_setuid_target)
 			_exit(2);
 		exec_suid_after(-1);
 	}
-	ASSERT_EQ(wait_euid(child, 0), 0);
+	ASSERT_EQ(wait_exec(child), 0);
 	fd = open_proc("/proc", child, "numa_vmas");
 	EXPECT_GE(fd, 0) TH_LOG("root: %s", strerror(-fd));
 	if (fd >= 0) {
@@ -230,10 +248,10 @@ static int open_then_exec(void)
 	long n;
 
 	if (become_nobody() || pipe(pipefd))
-		return 0x101;
+		return 0x11;
 	child = fork();
 	if (child < 0)
-		return 0x102;
+		return 0x12;
 	if (child == 0) {
 		close(pipefd[1]);
 		exec_suid_after(pipefd[0]);
@@ -242,10 +260,10 @@ static int open_then_exec(void)
 	for (i = 0; i < NFILES; i++) {
 		fds[i] = open_proc("/proc", child, files[i]);
 		if (fds[i] < 0)
-			return 0x103;	/* our own, dumpable child: must open */
+			return 0x13;	/* our own, dumpable child: must open */
 	}
-	if (write(pipefd[1], "x", 1) != 1 || wait_euid(child, 0))
-		bad = 0x104;
+	if (write(pipefd[1], "x", 1) != 1 || wait_exec(child))
+		bad = 0x14;
 	for (i = 0; !bad && i < NFILES; i++) {
 		n = read_all(fds[i], buf, sizeof(buf));
 		/* the mm of the open is gone: nothing, or an error */
@@ -270,7 +288,7 @@ TEST_F(perms, exec_setuid_while_open)
 	ASSERT_EQ(waitpid(pid, &status, 0), pid);
 	ASSERT_TRUE(WIFEXITED(status));
 	EXPECT_EQ(WEXITSTATUS(status), 0)
-		TH_LOG("bitmask of maps/numa_maps/numa_vmas that showed the setuid image (>=0x100: setup step failed): 0x%x",
+		TH_LOG("bitmask of maps/numa_maps/numa_vmas that showed the setuid image (>=0x11: setup step 0x10+N failed): 0x%x",
 		       WEXITSTATUS(status));
 }
 
@@ -284,7 +302,7 @@ static int hidepid_reads(void)
 	size_t i;
 
 	if (become_nobody())
-		return 0x101;
+		return 0x11;
 	for (i = 0; i < NFILES; i++) {
 		fd = open_proc(HIDEPID_MNT, 1, files[i]);
 		if (fd != -ENOENT)
