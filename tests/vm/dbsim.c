@@ -154,7 +154,7 @@ static void usage(int status)
 {
 	printf("usage: dbsim [options]\n"
 	       "  -l, --label NAME     run name in the output (default dbsim)\n"
-	       "  -t, --threads N      threads in all, >= workers + 1 (default 132)\n"
+	       "  -t, --threads N      threads in all, >= workers + 1 (default 200)\n"
 	       "  -w, --workers N      hot worker threads (default 4)\n"
 	       "  -P, --pool-mb MB     shared buffer pool, memfd (default 512)\n"
 	       "  -H, --hash-mb MB     hash table (default 64)\n"
@@ -163,7 +163,7 @@ static void usage(int status)
 	       "  -S, --bin-slow PCT   percent of the binary on the slow node (default 90)\n"
 	       "  -r, --pool-hz N      pool pages each thread touches per second (default 50)\n"
 	       "  -T, --seconds S      seconds to sample after the move (default 60)\n"
-	       "  -n, --max-seqs N     or until N scan sequences have passed (default 100)\n"
+	       "  -n, --max-seqs N     or until N scan sequences have passed (default 160)\n"
 	       "  -i, --interval S     sample interval (default 1)\n"
 	       "  -d, --done FILE      create FILE when done, then hold (see -W)\n"
 	       "  -W, --hold S         hold at most S seconds after --done (default 120)\n");
@@ -205,9 +205,9 @@ static void parse_opts(struct opts *o, int argc, char **argv)
 	int c;
 
 	*o = (struct opts){
-		.label = "dbsim", .threads = 132, .workers = 4, .pool_mb = 512,
+		.label = "dbsim", .threads = 200, .workers = 4, .pool_mb = 512,
 		.hash_mb = 64, .arena_mb = 8, .bin_mb = 32, .bin_slow_pct = 90,
-		.seqs = 100, .pool_hz = 50, .interval = 1, .max_seconds = 60,
+		.seqs = 160, .pool_hz = 50, .interval = 1, .max_seconds = 60,
 		.hold_seconds = 120,
 	};
 	while ((c = getopt_long(argc, argv, "l:t:w:P:H:A:B:S:r:n:T:i:d:W:h",
