@@ -41,9 +41,11 @@
  * NUMA-balancing vmstat counters since the move (pgpromote_success,
  * numa_pte_updates, numa_hint_faults, and every numa_vma_*, numa_promo_*
  * and numa_scan_skip_* counter the kernel has), for SECONDS (the same
- * guest time for every run), or until MAX_SEQS sequences have passed (keep
- * it below THREADS: at ~THREADS sequences the PID filter's fallback scans
- * a stranded VMA again).
+ * guest time for every run), or until MAX_SEQS sequences have passed, or
+ * until 16 sequences before the PID filter's fallback would scan the hot
+ * regions again (THREADS sequences after their last full scan, from
+ * numa_vmas): with scan periods of 100 ms instead of seconds, the testbed
+ * gets there within a minute when the guest runs fast.
  *
  * dbsim sets numa_balancing=2 and the scan tunables (scan_delay 0 during
  * the setup, 1000 ms from the move on, period 100 ms, scan_size 16 MiB)
@@ -76,6 +78,7 @@
 #define GAP_MB		2
 #define POOL_STRIDE	16	/* pool residency: every 16th page */
 #define POOL_TOUCH_SAMPLE 32	/* pool pages the sampling thread touches */
+#define HORIZON_MARGIN	16	/* sequences */
 #define BIN_PATH	"/tmp/dbsim-binary"
 #define WARM_SEQ	3
 #define WARM_MIN_S	3.0
@@ -126,7 +129,8 @@ struct dbsim {
 	 * numab skip/promotion counters this kernel has */
 	int ncounters;
 	char counters[MAX_COUNTERS][128];
-	long long base[MAX_COUNTERS];
+	long long base[MAX_COUNTERS];	/* at the move */
+	double t_move;
 };
 
 static volatile sig_atomic_t got_signal;
@@ -154,7 +158,7 @@ static void usage(int status)
 {
 	printf("usage: dbsim [options]\n"
 	       "  -l, --label NAME     run name in the output (default dbsim)\n"
-	       "  -t, --threads N      threads in all, >= workers + 1 (default 200)\n"
+	       "  -t, --threads N      threads in all, >= workers + 1 (default 512)\n"
 	       "  -w, --workers N      hot worker threads (default 4)\n"
 	       "  -P, --pool-mb MB     shared buffer pool, memfd (default 512)\n"
 	       "  -H, --hash-mb MB     hash table (default 64)\n"
@@ -163,7 +167,7 @@ static void usage(int status)
 	       "  -S, --bin-slow PCT   percent of the binary on the slow node (default 90)\n"
 	       "  -r, --pool-hz N      pool pages each thread touches per second (default 50)\n"
 	       "  -T, --seconds S      seconds to sample after the move (default 60)\n"
-	       "  -n, --max-seqs N     or until N scan sequences have passed (default 160)\n"
+	       "  -n, --max-seqs N     or until N scan sequences have passed (default 100000)\n"
 	       "  -i, --interval S     sample interval (default 1)\n"
 	       "  -d, --done FILE      create FILE when done, then hold (see -W)\n"
 	       "  -W, --hold S         hold at most S seconds after --done (default 120)\n");
@@ -205,9 +209,9 @@ static void parse_opts(struct opts *o, int argc, char **argv)
 	int c;
 
 	*o = (struct opts){
-		.label = "dbsim", .threads = 200, .workers = 4, .pool_mb = 512,
+		.label = "dbsim", .threads = 512, .workers = 4, .pool_mb = 512,
 		.hash_mb = 64, .arena_mb = 8, .bin_mb = 32, .bin_slow_pct = 90,
-		.seqs = 160, .pool_hz = 50, .interval = 1, .max_seconds = 60,
+		.seqs = 100000, .pool_hz = 50, .interval = 1, .max_seconds = 60,
 		.hold_seconds = 120,
 	};
 	while ((c = getopt_long(argc, argv, "l:t:w:P:H:A:B:S:r:n:T:i:d:W:h",
@@ -574,6 +578,7 @@ static void counters_read(const struct dbsim *db, long long *v)
 struct vstate {
 	long seen;		/* scan_seq - start_seq */
 	long scans;		/* complete full scans */
+	long prev_seq;		/* scan_seq of the last full scan */
 	unsigned long pids;	/* both words of active PID bits */
 };
 
@@ -603,6 +608,8 @@ static int vma_state(const void *addr, struct vstate *st)
 		st->seen = seq - start;
 		s = strstr(line, " scans=");
 		st->scans = s ? strtol(s + 7, NULL, 10) : 0;
+		s = strstr(line, " prev_seq=");
+		st->prev_seq = s ? strtol(s + 10, NULL, 10) : -1;
 		s = strstr(line, " pids=");
 		st->pids = s && sscanf(s, " pids=%lx,%lx", &p0, &p1) == 2 ? p0 | p1 : 0;
 		ret = 0;
@@ -628,6 +635,28 @@ static long hot_seqs_seen(const struct dbsim *db)
 				min = ret ? -1 : st.seen;
 		}
 	return min;
+}
+
+/*
+ * The scan sequence at which the legacy PID filter's fallback would scan
+ * a hot anonymous VMA again (the earliest prev_seq + threads), or -1
+ * without numa_vmas.
+ */
+static long hot_horizon(const struct dbsim *db)
+{
+	long h = -1, v;
+	struct vstate st;
+	int g, m;
+
+	for (g = G_HASH; g <= G_ARENAS; g++)
+		for (m = 0; m < db->g[g].n; m++) {
+			if (vma_state(db->g[g].addr[m], &st))
+				return -1;
+			v = st.prev_seq + db->o.threads;
+			if (h < 0 || v < h)
+				h = v;
+		}
+	return h;
 }
 
 /*
@@ -687,7 +716,7 @@ static void set_scan_delay(long ms)
  */
 static long warm_up_and_demote(struct dbsim *db)
 {
-	long seq_created = nt_scan_seq(), seen = -1, left;
+	long seq_created = nt_scan_seq(), seen = -1, left, seq_move;
 	double t0 = nt_now(), t;
 	int g, pool_ok = 0;
 
@@ -702,6 +731,9 @@ static long warm_up_and_demote(struct dbsim *db)
 	} while ((seen < WARM_SEQ || t < WARM_MIN_S || pool_ok == 0 ||
 		  (pool_ok == 1 && t < WARM_POOL_S)) && t < WARM_MAX_S);
 	set_scan_delay(1000);
+	counters_read(db, db->base);
+	db->t_move = nt_now();
+	seq_move = nt_scan_seq();
 	printf("%s: warm-up: hot regions on the fast node, seen by the scanner for %ld sequences, pool accessed by %s running threads, %.1f s\n",
 	       db->o.label, seen, pool_ok == 2 ? "all" : pool_ok ? "some" : "no", t);
 	if (seen < WARM_SEQ || !pool_ok)
@@ -715,7 +747,7 @@ static long warm_up_and_demote(struct dbsim *db)
 			fprintf(stderr, "dbsim: warning: %s: %ld pages not moved to node 1 (%s)\n",
 				db->g[g].name, left, left < 0 ? strerror(-left) : "busy");
 	}
-	return nt_scan_seq();
+	return seq_move;
 }
 
 static void print_placement(const struct dbsim *db, const char *when)
@@ -809,10 +841,9 @@ static void sleep_until(double when)
  */
 static void measure(struct dbsim *db, long seq0)
 {
-	double t0 = nt_now(), next = t0, t;
-	long dseq;
+	double t0 = db->t_move, next = nt_now(), t;
+	long dseq, horizon = hot_horizon(db), stop = -1;
 
-	counters_read(db, db->base);
 	print_header(db);
 	do {
 		sleep_until(next);
@@ -822,7 +853,13 @@ static void measure(struct dbsim *db, long seq0)
 		dseq = nt_scan_seq() - seq0;
 		sample(db, t, dseq);
 		touch_pool_n(db, &db->rng, POOL_TOUCH_SAMPLE);
-	} while (dseq < db->o.seqs && t < db->o.max_seconds && !got_signal);
+		if (horizon >= 0 && seq0 + dseq >= horizon - HORIZON_MARGIN)
+			stop = seq0 + dseq;
+	} while (dseq < db->o.seqs && t < db->o.max_seconds && stop < 0 &&
+		 !got_signal);
+	if (stop >= 0)
+		printf("%s: stopped after %.1f s, %ld sequences before the PID filter's fallback would scan the hot regions again (sequence %ld)\n",
+		       db->o.label, t, horizon - stop, horizon);
 }
 
 /* After --done: keep the workload running until a signal or --hold. */
