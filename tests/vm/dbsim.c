@@ -158,7 +158,7 @@ static void usage(int status)
 {
 	printf("usage: dbsim [options]\n"
 	       "  -l, --label NAME     run name in the output (default dbsim)\n"
-	       "  -t, --threads N      threads in all, >= workers + 1 (default 512)\n"
+	       "  -t, --threads N      threads in all, >= workers + 1 (default 200)\n"
 	       "  -w, --workers N      hot worker threads (default 4)\n"
 	       "  -P, --pool-mb MB     shared buffer pool, memfd (default 512)\n"
 	       "  -H, --hash-mb MB     hash table (default 64)\n"
@@ -209,7 +209,7 @@ static void parse_opts(struct opts *o, int argc, char **argv)
 	int c;
 
 	*o = (struct opts){
-		.label = "dbsim", .threads = 512, .workers = 4, .pool_mb = 512,
+		.label = "dbsim", .threads = 200, .workers = 4, .pool_mb = 512,
 		.hash_mb = 64, .arena_mb = 8, .bin_mb = 32, .bin_slow_pct = 90,
 		.seqs = 100000, .pool_hz = 50, .interval = 1, .max_seconds = 60,
 		.hold_seconds = 120,
