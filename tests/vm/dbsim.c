@@ -41,7 +41,9 @@
  * NUMA-balancing vmstat counters since the move (pgpromote_success,
  * numa_pte_updates, numa_hint_faults, and every numa_vma_*, numa_promo_*
  * and numa_scan_skip_* counter the kernel has), for SECONDS (the same
- * guest time for every run), or until MAX_SEQS sequences have passed, or
+ * guest time for every run; with UNTIL, longer while a hot region is below
+ * 95% on the fast node, up to UNTIL seconds), or until MAX_SEQS sequences
+ * have passed, or
  * until 16 sequences before the PID filter's fallback would scan the hot
  * regions again (THREADS sequences after their last full scan, from
  * numa_vmas): with scan periods of 100 ms instead of seconds, the testbed
@@ -89,7 +91,7 @@ struct opts {
 	const char *label, *done_file;
 	long threads, workers, pool_mb, hash_mb, arena_mb, bin_mb;
 	long bin_slow_pct, seqs, pool_hz;
-	double interval, max_seconds, hold_seconds;
+	double interval, max_seconds, until_seconds, hold_seconds;
 };
 
 /* A region reported as one: one or more mappings. */
@@ -167,6 +169,8 @@ static void usage(int status)
 	       "  -S, --bin-slow PCT   percent of the binary on the slow node (default 90)\n"
 	       "  -r, --pool-hz N      pool pages each thread touches per second (default 50)\n"
 	       "  -T, --seconds S      seconds to sample after the move (default 60)\n"
+	       "  -U, --until S        after -T, go on while a hot region is < 95%% on the\n"
+	       "                       fast node, up to S seconds (default: no)\n"
 	       "  -n, --max-seqs N     or until N scan sequences have passed (default 100000)\n"
 	       "  -i, --interval S     sample interval (default 1)\n"
 	       "  -d, --done FILE      create FILE when done, then hold (see -W)\n"
@@ -203,7 +207,7 @@ static void parse_opts(struct opts *o, int argc, char **argv)
 		{ "bin-mb", 1, NULL, 'B' }, { "bin-slow", 1, NULL, 'S' },
 		{ "pool-hz", 1, NULL, 'r' }, { "max-seqs", 1, NULL, 'n' },
 		{ "seconds", 1, NULL, 'T' }, { "interval", 1, NULL, 'i' },
-		{ "done", 1, NULL, 'd' }, { "hold", 1, NULL, 'W' },
+		{ "until", 1, NULL, 'U' }, { "done", 1, NULL, 'd' }, { "hold", 1, NULL, 'W' },
 		{ "help", 0, NULL, 'h' }, { NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -214,7 +218,7 @@ static void parse_opts(struct opts *o, int argc, char **argv)
 		.seqs = 100000, .pool_hz = 50, .interval = 1, .max_seconds = 60,
 		.hold_seconds = 120,
 	};
-	while ((c = getopt_long(argc, argv, "l:t:w:P:H:A:B:S:r:n:T:i:d:W:h",
+	while ((c = getopt_long(argc, argv, "l:t:w:P:H:A:B:S:r:n:T:U:i:d:W:h",
 				lo, NULL)) != -1) {
 		switch (c) {
 		case 'l': o->label = optarg; break;
@@ -228,6 +232,7 @@ static void parse_opts(struct opts *o, int argc, char **argv)
 		case 'r': o->pool_hz = opt_long(optarg, 1, 100000); break;
 		case 'n': o->seqs = opt_long(optarg, 1, 100000); break;
 		case 'T': o->max_seconds = opt_double(optarg); break;
+		case 'U': o->until_seconds = opt_double(optarg); break;
 		case 'i': o->interval = opt_double(optarg); break;
 		case 'd': o->done_file = optarg; break;
 		case 'W': o->hold_seconds = opt_double(optarg); break;
@@ -797,8 +802,8 @@ static const char *short_name(const char *counter)
 	return NULL;
 }
 
-/* One sample: a DBSIM_ROW and a progress line. */
-static void sample(struct dbsim *db, double t, long dseq)
+/* One sample: a DBSIM_ROW and a progress line; 1 if every hot region is >= 95% fast. */
+static int sample(struct dbsim *db, double t, long dseq)
 {
 	long long v[MAX_COUNTERS];
 	double f[NR_GROUPS];
@@ -822,6 +827,7 @@ static void sample(struct dbsim *db, double t, long dseq)
 			printf(" %s +%lld", short_name(db->counters[i]),
 			       v[i] - db->base[i]);
 	printf("\n");
+	return f[G_HASH] >= 0.95 && f[G_ARENAS] >= 0.95 && f[G_BINARY] >= 0.95;
 }
 
 static void sleep_until(double when)
@@ -843,6 +849,7 @@ static void measure(struct dbsim *db, long seq0)
 {
 	double t0 = db->t_move, next = nt_now(), t;
 	long dseq, horizon = hot_horizon(db), stop = -1;
+	int hot;
 
 	print_header(db);
 	do {
@@ -851,12 +858,12 @@ static void measure(struct dbsim *db, long seq0)
 		touch_pool_n(db, &db->rng, POOL_TOUCH_SAMPLE);
 		t = nt_now() - t0;
 		dseq = nt_scan_seq() - seq0;
-		sample(db, t, dseq);
+		hot = sample(db, t, dseq);
 		touch_pool_n(db, &db->rng, POOL_TOUCH_SAMPLE);
 		if (horizon >= 0 && seq0 + dseq >= horizon - HORIZON_MARGIN)
 			stop = seq0 + dseq;
-	} while (dseq < db->o.seqs && t < db->o.max_seconds && stop < 0 &&
-		 !got_signal);
+	} while (dseq < db->o.seqs && stop < 0 && !got_signal &&
+		 (t < db->o.max_seconds || (!hot && t < db->o.until_seconds)));
 	if (stop >= 0)
 		printf("%s: stopped after %.1f s, %ld sequences before the PID filter's fallback would scan the hot regions again (sequence %ld)\n",
 		       db->o.label, t, horizon - stop, horizon);
