@@ -87,5 +87,40 @@ t "vmas: default filters, the same mapping is ok (promotion-only scans)" $(echo 
 grep -q "node0 4096 node1 0" /tmp/hold.out
 t "the mapping was promoted under the default filters" $? "$(cat /tmp/hold.out)"
 
+# report: every section, written atomically to -o, JSON parses by shape;
+# as root, and as nobody for its own process (tracing degraded, said so)
+hold_rofile 15 >/dev/null &
+hp=$!
+sleep 1
+out=$(numabctl report -d 2 -o /tmp/report.txt $hp 2>&1); rc=$?
+t "report -o exits 0" $rc "$out"
+missing=
+for sec in "Report:" "Support:" "Nodes:" "Tunables:" "Filters:" \
+	"Counters over the interval (/proc/vmstat):" "VMAs at start" "VMAs at end" \
+	"VMA skips" "NUMA block of /proc/PID/sched:" "Cgroup and memory policy:"; do
+	grep -qF "$sec" /tmp/report.txt || missing="$missing [$sec]"
+done
+t "report has every section" $([ -z "$missing" ]; echo $?) "missing:$missing"
+grep -q "numa_vma_skip_shared_ro" /tmp/report.txt
+t "report has the series' vmstat counters" $? "$(grep numa_ /tmp/report.txt | head -5)"
+ls /tmp/.report.txt* /tmp/report.txt.* >/dev/null 2>&1
+t "report -o leaves no temporary file" $([ $? != 0 ]; echo $?) "$(ls -a /tmp)"
+out=$(numabctl report -J -d 1 $hp 2>/dev/null)
+echo "$out" | head -1 | grep -q '^{' && echo "$out" | tail -1 | grep -q '^}' &&
+	echo "$out" | grep -q '"report": \[' && echo "$out" | grep -q '"cgroup": \['
+t "report -J is one JSON object with the report and cgroup tables" $? "$(echo "$out" | head -5)"
+out=$(su nobody -c "/numab/bin/numabctl vmas $hp" 2>&1); rc=$?
+t "unprivileged vmas of root's process: exit 3 naming the fix" \
+	$([ $rc = 3 ] && echo "$out" | grep -q "CAP_SYS_PTRACE"; echo $?) "rc=$rc: $out"
+wait $hp
+out=$(su nobody -c "/numab/tests/hold_rofile 4 >/dev/null & p=\$!; sleep 1; /numab/bin/numabctl report -d 1 \$p; r=\$?; wait; exit \$r" 2>&1); rc=$?
+t "unprivileged report of its own process works" $rc "$out"
+echo "$out" | grep -qi "trac.*\(root\|permission\|not\)"
+t "unprivileged report says why skip reasons were not traced" $? "$(echo "$out" | grep -i trac)"
+out=$(su nobody -c "/numab/bin/numabctl status" 2>&1); rc=$?
+t "unprivileged status works" $rc "$out"
+out=$(su nobody -c "/numab/bin/numabctl trace -d 1 1" 2>&1); rc=$?
+t "unprivileged trace: exit 3 or 4 with a message" $([ $rc = 3 ] || [ $rc = 4 ]; echo $?) "rc=$rc: $out"
+
 echo "1..$n"
 exit $bad
