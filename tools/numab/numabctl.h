@@ -85,11 +85,15 @@ struct nx_colspec {
 	const char *help;
 };
 #define NX_MAX_COLS 48
+#define NX_MAX_SPEC 64		/* columns a command can offer */
 struct nx_table {
 	struct libscols_table *tb;
 	const struct nx_colspec *spec;
 	int ncols;
 	int ids[NX_MAX_COLS];	/* output column -> spec index */
+	signed char out[NX_MAX_SPEC];	/* spec index -> first output column or -1 */
+	size_t width[NX_MAX_COLS];	/* widest cell, for nx_table_emit */
+	bool unsafe;		/* a cell libsmartcols would escape: no streaming */
 };
 /* @cols: the user's -o list ("+COL" adds to @defaults), NULL for defaults */
 int nx_table_init(struct nx_table *t, const char *name,
@@ -101,6 +105,30 @@ void nx_table_set(struct nx_table *t, struct libscols_line *ln, int spec_id,
 void nx_table_size(struct nx_table *t, struct libscols_line *ln, int spec_id,
 		   uint64_t bytes);
 int nx_table_print(struct nx_table *t, FILE *out);
+/* is spec column @spec_id printed? */
+bool nx_table_wants(const struct nx_table *t, int spec_id);
+/* one line from @cells, indexed by spec column (NULL: no data) */
+void nx_table_row(struct nx_table *t, const char *const *cells);
+/*
+ * Row @i of a table built by nx_table_emit: fill @cells (indexed by spec
+ * column, all NULL on entry) and return true, or false to leave it out.
+ */
+typedef bool (*nx_row_fn)(void *priv, size_t i, const char **cells);
+/*
+ * Build and print the @n candidate rows of @fn.  Big tables go out in
+ * chunks of one libsmartcols table each, with the column widths of the
+ * whole table (same bytes, bounded memory); JSON, terminals and cells
+ * libsmartcols would escape use one table.
+ */
+int nx_table_emit(struct nx_table *t, FILE *out, size_t n, nx_row_fn fn, void *priv);
+/* fast formatting into @buf (at least 24 bytes); returns @buf */
+char *nx_fmt_u64(char *buf, uint64_t v);
+char *nx_fmt_s64(char *buf, int64_t v);
+char *nx_fmt_hex(char *buf, uint64_t v);
+/* "%.1f" of @pct; @buf at least 32 bytes */
+char *nx_fmt_pct(char *buf, double pct);
+/* a size cell: bytes with -b or -J, else K, M, G; @buf at least 32 bytes */
+char *nx_fmt_size(char *buf, uint64_t bytes);
 void nx_table_free(struct nx_table *t);
 void nx_print_columns_help(FILE *out, const struct nx_colspec *spec, size_t nspec);
 /* simple two-column KEY/VALUE tables for status/report */

@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "numabctl.h"
 
@@ -55,6 +56,11 @@ int nx_table_init(struct nx_table *t, const char *name,
 	}
 	if (cols && parse_columns(t, nspec, cols))
 		return -1;
+	if (nspec > NX_MAX_SPEC)
+		return -1;
+	memset(t->out, -1, sizeof(t->out));
+	for (int i = t->ncols - 1; i >= 0; i--)
+		t->out[t->ids[i]] = (signed char)i;
 	t->tb = scols_new_table();
 	if (!t->tb)
 		return -1;
@@ -81,10 +87,12 @@ struct libscols_line *nx_table_line(struct nx_table *t)
 
 static int out_index(const struct nx_table *t, int spec_id)
 {
-	for (int i = 0; i < t->ncols; i++)
-		if (t->ids[i] == spec_id)
-			return i;
-	return -1;
+	return spec_id >= 0 && spec_id < NX_MAX_SPEC ? t->out[spec_id] : -1;
+}
+
+bool nx_table_wants(const struct nx_table *t, int spec_id)
+{
+	return out_index(t, spec_id) >= 0;
 }
 
 void nx_table_set(struct nx_table *t, struct libscols_line *ln, int spec_id,
@@ -109,17 +117,210 @@ void nx_table_size(struct nx_table *t, struct libscols_line *ln, int spec_id,
 {
 	char buf[32];
 
-	if (nx_opt.bytes || nx_opt.json) {
-		nx_table_set(t, ln, spec_id, "%llu", (unsigned long long)bytes);
-		return;
+	nx_table_set(t, ln, spec_id, "%s", nx_fmt_size(buf, bytes));
+}
+
+char *nx_fmt_u64(char *buf, uint64_t v)
+{
+	char tmp[24];
+	size_t n = 0, i = 0;
+
+	do
+		tmp[n++] = (char)('0' + v % 10);
+	while ((v /= 10));
+	while (n)
+		buf[i++] = tmp[--n];
+	buf[i] = '\0';
+	return buf;
+}
+
+char *nx_fmt_s64(char *buf, int64_t v)
+{
+	if (v >= 0)
+		return nx_fmt_u64(buf, (uint64_t)v);
+	buf[0] = '-';
+	nx_fmt_u64(buf + 1, -(uint64_t)v);
+	return buf;
+}
+
+char *nx_fmt_hex(char *buf, uint64_t v)
+{
+	char tmp[24];
+	size_t n = 0, i = 0;
+
+	do
+		tmp[n++] = "0123456789abcdef"[v & 15];
+	while ((v >>= 4));
+	while (n)
+		buf[i++] = tmp[--n];
+	buf[i] = '\0';
+	return buf;
+}
+
+/*
+ * "%.1f" without printf when pct * 10 is a whole number, i.e. pct is
+ * within an ulp of a one-decimal value: rounding cannot change the digits.
+ */
+char *nx_fmt_pct(char *buf, double pct)
+{
+	double t = pct * 10.0;
+	size_t n;
+
+	if (!(t >= 0.0 && t < 1e15) || t != (double)(uint64_t)t) {
+		snprintf(buf, 32, "%.1f", pct);
+		return buf;
 	}
-	nx_human_size(bytes, buf, sizeof(buf));
-	nx_table_set(t, ln, spec_id, "%s", buf);
+	nx_fmt_u64(buf, (uint64_t)t / 10);
+	n = strlen(buf);
+	buf[n] = '.';
+	buf[n + 1] = (char)('0' + (uint64_t)t % 10);
+	buf[n + 2] = '\0';
+	return buf;
+}
+
+char *nx_fmt_size(char *buf, uint64_t bytes)
+{
+	if (nx_opt.bytes || nx_opt.json)
+		return nx_fmt_u64(buf, bytes);
+	nx_human_size(bytes, buf, 32);
+	return buf;
+}
+
+void nx_table_row(struct nx_table *t, const char *const *cells)
+{
+	struct libscols_line *ln = nx_table_line(t);
+
+	if (!ln)
+		return;
+	for (int i = 0; i < t->ncols; i++) {
+		const char *s = cells[t->ids[i]];
+
+		if (s && t->out[t->ids[i]] == i)
+			scols_line_set_data(ln, (size_t)i, s);
+	}
 }
 
 int nx_table_print(struct nx_table *t, FILE *out)
 {
 	scols_table_set_stream(t->tb, out);
+	return scols_print_table(t->tb);
+}
+
+/* rows per libsmartcols table when streaming; NUMABCTL_CHUNK for tests */
+static size_t chunk_rows(void)
+{
+	const char *e = getenv("NUMABCTL_CHUNK");
+
+	return e && *e ? strtoul(e, NULL, 10) : 1024;
+}
+
+/* the width libsmartcols gives a cell, if it prints it unescaped */
+static size_t cell_width(struct nx_table *t, const char *s)
+{
+	const char *p = s;
+
+	for (; *p; p++)
+		if (*p < 0x20 || *p > 0x7e || *p == '\\')
+			t->unsafe = true;
+	return (size_t)(p - s);
+}
+
+static void measure_row(struct nx_table *t, const char *const *cells)
+{
+	for (int i = 0; i < t->ncols; i++) {
+		const char *s = cells[t->ids[i]];
+		size_t w;
+
+		if (!s || t->out[t->ids[i]] != i)
+			continue;
+		w = cell_width(t, s);
+		if (w > t->width[i])
+			t->width[i] = w;
+	}
+}
+
+/*
+ * Pin each column to the width libsmartcols computes for the whole table
+ * (count_column_width(): the widest cell, at least the header; an absolute
+ * hint wins if larger).  With the final width as hint, a chunk gets the
+ * same width: strict when it exceeds the header, so that a chunk of narrow
+ * cells does not fall back to the header width.
+ */
+static void pin_widths(struct nx_table *t)
+{
+	for (int i = 0; i < t->ncols; i++) {
+		const struct nx_colspec *c = &t->spec[t->ids[i]];
+		struct libscols_column *cl = scols_table_get_column(t->tb, (size_t)i);
+		size_t hdr = strlen(c->name), w = t->width[i];
+
+		if (!hdr)
+			hdr = 1;
+		if (w < hdr)
+			w = hdr;
+		else if (c->whint >= 1 && w < (size_t)c->whint && hdr < (size_t)c->whint)
+			w = (size_t)c->whint;
+		scols_column_set_whint(cl, (double)w);
+		if (w > hdr)
+			scols_column_set_flags(cl, c->flags | SCOLS_FL_STRICTWIDTH);
+	}
+}
+
+static int flush_chunk(struct nx_table *t)
+{
+	int r = scols_print_table(t->tb);
+
+	scols_table_remove_lines(t->tb);
+	scols_table_enable_noheadings(t->tb, 1);
+	return r;
+}
+
+static int emit_chunks(struct nx_table *t, size_t n, size_t chunk,
+		       nx_row_fn fn, void *priv)
+{
+	const char *cells[NX_MAX_SPEC];
+	size_t pending = 0;
+	int r = 0;
+
+	pin_widths(t);
+	for (size_t i = 0; i < n && !r; i++) {
+		memset(cells, 0, sizeof(cells));
+		if (!fn(priv, i, cells))
+			continue;
+		nx_table_row(t, cells);
+		if (++pending == chunk) {
+			r = flush_chunk(t);
+			pending = 0;
+		}
+	}
+	if (pending && !r)
+		r = flush_chunk(t);
+	return r;
+}
+
+int nx_table_emit(struct nx_table *t, FILE *out, size_t n, nx_row_fn fn, void *priv)
+{
+	const char *cells[NX_MAX_SPEC];
+	size_t chunk = chunk_rows(), rows = 0;
+
+	scols_table_set_stream(t->tb, out);
+	if (chunk && n > chunk && !nx_opt.json && !isatty(fileno(out))) {
+		memset(t->width, 0, sizeof(t->width));
+		t->unsafe = false;
+		for (size_t i = 0; i < n && !t->unsafe; i++) {
+			memset(cells, 0, sizeof(cells));
+			if (fn(priv, i, cells)) {
+				measure_row(t, cells);
+				rows++;
+			}
+		}
+		if (rows > chunk && !t->unsafe)
+			return emit_chunks(t, n, chunk, fn, priv);
+	}
+	for (size_t i = 0; i < n; i++) {
+		memset(cells, 0, sizeof(cells));
+		if (fn(priv, i, cells))
+			nx_table_row(t, cells);
+	}
 	return scols_print_table(t->tb);
 }
 

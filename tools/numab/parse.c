@@ -79,9 +79,9 @@ int nx_parse_u64(const char *s, size_t n, int base, uint64_t *out)
 
 		if (d >= base)
 			return -1;
-		if (v > (UINT64_MAX - (uint64_t)d) / (uint64_t)base)
-			return -1;	/* overflow */
-		v = v * (uint64_t)base + (uint64_t)d;
+		if (__builtin_mul_overflow(v, (uint64_t)base, &v) ||
+		    __builtin_add_overflow(v, (uint64_t)d, &v))
+			return -1;	/* overflow (no division per digit) */
 	}
 	*out = v;
 	return 0;

@@ -181,6 +181,18 @@ void nx_human_size(uint64_t bytes, char *buf, size_t sz)
 		v /= 1024.0;
 		u++;
 	}
+	/* a whole number of units (pages are): "%.0f" is the integer */
+	if (u > 0 && bytes < (1ull << 53) && !(bytes & ((1ull << (10 * u)) - 1))) {
+		char num[24];
+		size_t n = strlen(nx_fmt_u64(num, bytes >> (10 * u)));
+
+		if (n + 2 <= sz) {
+			memcpy(buf, num, n);
+			buf[n] = units[u];
+			buf[n + 1] = '\0';
+			return;
+		}
+	}
 	if (u == 0)
 		snprintf(buf, sz, "%lluB", (unsigned long long)bytes);
 	else if (v < 10.0 && v != (double)(uint64_t)v)
@@ -229,30 +241,75 @@ fail:
 	return -e;
 }
 
-int nx_for_each_line(const char *path, nx_line_fn fn, void *priv)
+/* read more of @fd behind the @keep bytes at the start of *@buf */
+static ssize_t fill(int fd, char **buf, size_t *cap, size_t keep)
 {
-	FILE *f = fopen(path, "re");
-	char *line = NULL;
-	size_t cap = 0;
-	unsigned long no = 0;
 	ssize_t n;
+
+	if (keep == *cap) {	/* a line longer than the buffer */
+		char *p = realloc(*buf, *cap * 2);
+
+		if (!p)
+			return -ENOMEM;
+		*buf = p;
+		*cap *= 2;
+	}
+	do
+		n = read(fd, *buf + keep, *cap - keep);
+	while (n < 0 && errno == EINTR);
+	return n < 0 ? -errno : n;
+}
+
+/* hand the complete lines of buf[0..len) to @fn; returns bytes consumed */
+static int split_lines(const char *buf, size_t len, bool eof, nx_line_fn fn,
+		       void *priv, unsigned long *no, size_t *used)
+{
+	size_t off = 0;
 	int r = 0;
 
-	if (!f)
-		return -errno;
-	errno = 0;
-	while ((n = getline(&line, &cap, f)) >= 0) {
-		if (n > 0 && line[n - 1] == '\n')
-			n--;
-		r = fn(priv, line, (size_t)n, ++no);
-		if (r)
+	while (off < len && !r) {
+		const char *nl = memchr(buf + off, '\n', len - off);
+		size_t n = nl ? (size_t)(nl - buf - off) : len - off;
+
+		if (!nl && !eof)
 			break;
-		errno = 0;
+		r = fn(priv, buf + off, n, ++*no);
+		off += n + (nl != NULL);
 	}
-	if (!r && ferror(f))
-		r = errno ? -errno : -EIO;
-	free(line);
-	fclose(f);
+	*used = off;
+	return r;
+}
+
+int nx_for_each_line(const char *path, nx_line_fn fn, void *priv)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	size_t cap = 1 << 16, keep = 0, used;
+	unsigned long no = 0;
+	char *buf;
+	int r = 0;
+
+	if (fd < 0)
+		return -errno;
+	buf = malloc(cap);
+	if (!buf) {
+		close(fd);
+		return -ENOMEM;
+	}
+	for (;;) {
+		ssize_t n = fill(fd, &buf, &cap, keep);
+
+		if (n < 0) {
+			r = (int)n;
+			break;
+		}
+		r = split_lines(buf, keep + (size_t)n, n == 0, fn, priv, &no, &used);
+		if (r || n == 0)
+			break;
+		keep = keep + (size_t)n - used;
+		memmove(buf, buf + used, keep);
+	}
+	free(buf);
+	close(fd);
 	return r;
 }
 

@@ -43,105 +43,157 @@ const struct nx_colspec nx_vma_cols[] = {
 };
 const size_t nx_vma_ncols = sizeof(nx_vma_cols) / sizeof(nx_vma_cols[0]);
 
-static void set_s64(struct nx_table *t, struct libscols_line *ln, int col,
-		    const struct nx_numab_vma *n, unsigned int bit, int64_t v)
+#define NCELLS (VC_WHY + 1)
+
+/* one VMA's cells; the strings live here until the next row */
+struct vma_rows {
+	struct nx_table *t;
+	const struct nx_vmlist *l;
+	bool stranded_only;
+	uint64_t min_size;
+	char num[NCELLS][32];
+	char verdict[48];
+};
+
+static const char *null_cell(void)
 {
-	if (n->have & bit)
-		nx_table_set(t, ln, col, "%lld", (long long)v);
-	else if (nx_opt.json)
-		nx_table_set(t, ln, col, "null");
+	return nx_opt.json ? "null" : NULL;
 }
 
-static void set_u64(struct nx_table *t, struct libscols_line *ln, int col,
-		    const struct nx_numab_vma *n, unsigned int bit, uint64_t v)
+static void cell_s64(struct vma_rows *r, const char **cells, int col,
+		     const struct nx_numab_vma *n, unsigned int bit, int64_t v)
 {
-	if (n->have & bit)
-		nx_table_set(t, ln, col, "%llu", (unsigned long long)v);
-	else if (nx_opt.json)
-		nx_table_set(t, ln, col, "null");
+	if (nx_table_wants(r->t, col))
+		cells[col] = n->have & bit ? nx_fmt_s64(r->num[col], v) : null_cell();
+}
+
+static void cell_u64(struct vma_rows *r, const char **cells, int col,
+		     const struct nx_numab_vma *n, unsigned int bit, uint64_t v)
+{
+	if (nx_table_wants(r->t, col))
+		cells[col] = n->have & bit ? nx_fmt_u64(r->num[col], v) : null_cell();
 }
 
 /* scan sequences from SEQ (a key with bit BIT) to the mm's scan_seq */
-static void seqs_cell(struct nx_table *t, struct libscols_line *ln, int col,
-		      const struct nx_vmlist *l, const struct nx_numab_vma *n,
-		      unsigned int bit, int64_t seq)
+static void cell_seqs(struct vma_rows *r, const char **cells, int col,
+		      const struct nx_numab_vma *n, unsigned int bit, int64_t seq)
 {
+	const struct nx_vmlist *l = r->l;
+
+	if (!nx_table_wants(r->t, col))
+		return;
 	if ((n->have & bit) && (l->mm.have & MM_HAVE_SEQ) &&
 	    (int64_t)l->mm.scan_seq >= seq)
-		nx_table_set(t, ln, col, "%llu",
-			     (unsigned long long)nx_seqs_since(l->mm.scan_seq, seq));
-	else if (nx_opt.json)
-		nx_table_set(t, ln, col, "null");
+		cells[col] = nx_fmt_u64(r->num[col], nx_seqs_since(l->mm.scan_seq, seq));
+	else
+		cells[col] = null_cell();
 }
 
-static void vma_row(struct nx_table *t, const struct nx_vmlist *l, const struct nx_vma *v)
+static void cells_maps(struct vma_rows *r, const char **cells, const struct nx_vma *v)
 {
-	struct libscols_line *ln = nx_table_line(t);
-	const struct nx_numab_vma *n = &v->nv;
 	uint64_t res = v->fast_bytes + v->slow_bytes;
 
-	nx_table_set(t, ln, VC_START, "%llx", (unsigned long long)v->start);
-	nx_table_set(t, ln, VC_END, "%llx", (unsigned long long)v->end);
-	nx_table_size(t, ln, VC_SIZE, v->end - v->start);
-	nx_table_set(t, ln, VC_PERMS, "%s", v->perms);
-	nx_table_set(t, ln, VC_NAME, "%s", v->name ? v->name : "");
+	cells[VC_START] = nx_fmt_hex(r->num[VC_START], v->start);
+	cells[VC_END] = nx_fmt_hex(r->num[VC_END], v->end);
+	cells[VC_SIZE] = nx_fmt_size(r->num[VC_SIZE], v->end - v->start);
+	cells[VC_PERMS] = v->perms;
+	cells[VC_NAME] = v->name ? v->name : "";
 	if (v->in_numa_maps) {
-		nx_table_size(t, ln, VC_FAST, v->fast_bytes);
-		nx_table_size(t, ln, VC_SLOW, v->slow_bytes);
-		nx_table_set(t, ln, VC_SLOWPCT, "%.1f",
-			     res ? 100.0 * (double)v->slow_bytes / (double)res : 0.0);
-	} else if (nx_opt.json) {
-		nx_table_set(t, ln, VC_FAST, "null");
-		nx_table_set(t, ln, VC_SLOW, "null");
-		nx_table_set(t, ln, VC_SLOWPCT, "null");
+		cells[VC_FAST] = nx_fmt_size(r->num[VC_FAST], v->fast_bytes);
+		cells[VC_SLOW] = nx_fmt_size(r->num[VC_SLOW], v->slow_bytes);
+		cells[VC_SLOWPCT] = nx_fmt_pct(r->num[VC_SLOWPCT], res ?
+				100.0 * (double)v->slow_bytes / (double)res : 0.0);
+	} else {
+		cells[VC_FAST] = cells[VC_SLOW] = cells[VC_SLOWPCT] = null_cell();
 	}
-	if (v->in_numab) {
-		nx_table_set(t, ln, VC_FILTER, "%s", n->filter);
-		nx_table_set(t, ln, VC_STATE, "%s", n->state);
-		seqs_cell(t, ln, VC_SEQS, l, n, NV_HAVE_PREV_SEQ, n->prev_seq);
-		seqs_cell(t, ln, VC_PSEQS, l, n, NV_HAVE_PROMO_SEQ, n->promo_seq);
-		set_s64(t, ln, VC_START_SEQ, n, NV_HAVE_START_SEQ, n->start_seq);
-		set_s64(t, ln, VC_PREV_SEQ, n, NV_HAVE_PREV_SEQ, n->prev_seq);
-		set_u64(t, ln, VC_PIDBITS, n, NV_HAVE_PIDS,
-			(uint64_t)(__builtin_popcountll(n->pids[0]) +
-				   __builtin_popcountll(n->pids[1])));
-		set_u64(t, ln, VC_PROMO_ONLY, n, NV_HAVE_PROMO_ONLY, n->promo_only);
-		set_u64(t, ln, VC_SCANS, n, NV_HAVE_SCANS, n->scans);
-		set_u64(t, ln, VC_PROMO_SCANS, n, NV_HAVE_PROMO_SCANS, n->promo_scans);
-		set_u64(t, ln, VC_PTE_UPDATES, n, NV_HAVE_PTE_UPDATES, n->pte_updates);
-		set_u64(t, ln, VC_SKIP_DELAY, n, NV_HAVE_SKIP_DELAY, n->skip_delay);
-		set_u64(t, ln, VC_SKIP_SEQ, n, NV_HAVE_SKIP_SEQ, n->skip_seq);
-		set_u64(t, ln, VC_SKIP_PID, n, NV_HAVE_SKIP_PID, n->skip_pid);
-		nx_table_set(t, ln, VC_LAST_SKIP, "%s", n->last_skip);
-		if (n->have & NV_HAVE_NEXT_SCAN)
-			nx_table_set(t, ln, VC_NEXT_SCAN, "%lld", (long long)n->next_scan_ms);
-		else if (nx_opt.json)
-			nx_table_set(t, ln, VC_NEXT_SCAN, "null");
+}
+
+static void cells_numab(struct vma_rows *r, const char **cells, const struct nx_numab_vma *n)
+{
+	cells[VC_FILTER] = n->filter;
+	cells[VC_STATE] = n->state;
+	cell_seqs(r, cells, VC_SEQS, n, NV_HAVE_PREV_SEQ, n->prev_seq);
+	cell_seqs(r, cells, VC_PSEQS, n, NV_HAVE_PROMO_SEQ, n->promo_seq);
+	cell_s64(r, cells, VC_START_SEQ, n, NV_HAVE_START_SEQ, n->start_seq);
+	cell_s64(r, cells, VC_PREV_SEQ, n, NV_HAVE_PREV_SEQ, n->prev_seq);
+	cell_u64(r, cells, VC_PIDBITS, n, NV_HAVE_PIDS,
+		 (uint64_t)(__builtin_popcountll(n->pids[0]) +
+			    __builtin_popcountll(n->pids[1])));
+	cell_u64(r, cells, VC_PROMO_ONLY, n, NV_HAVE_PROMO_ONLY, n->promo_only);
+	cell_u64(r, cells, VC_SCANS, n, NV_HAVE_SCANS, n->scans);
+	cell_u64(r, cells, VC_PROMO_SCANS, n, NV_HAVE_PROMO_SCANS, n->promo_scans);
+	cell_u64(r, cells, VC_PTE_UPDATES, n, NV_HAVE_PTE_UPDATES, n->pte_updates);
+	cell_u64(r, cells, VC_SKIP_DELAY, n, NV_HAVE_SKIP_DELAY, n->skip_delay);
+	cell_u64(r, cells, VC_SKIP_SEQ, n, NV_HAVE_SKIP_SEQ, n->skip_seq);
+	cell_u64(r, cells, VC_SKIP_PID, n, NV_HAVE_SKIP_PID, n->skip_pid);
+	cells[VC_LAST_SKIP] = n->last_skip;
+	cell_s64(r, cells, VC_NEXT_SCAN, n, NV_HAVE_NEXT_SCAN, n->next_scan_ms);
+}
+
+/* nx_row_fn: the cells of VMA @i, false if the filters leave it out */
+static bool vma_cells(void *priv, size_t i, const char **cells)
+{
+	struct vma_rows *r = priv;
+	const struct nx_vma *v = &r->l->v[i];
+
+	if (r->stranded_only && strcmp(v->verdict, "stranded"))
+		return false;
+	if (v->end - v->start < r->min_size)
+		return false;
+	cells_maps(r, cells, v);
+	if (v->in_numab)
+		cells_numab(r, cells, &v->nv);
+	if (!strcmp(v->verdict, "skipped")) {
+		snprintf(r->verdict, sizeof(r->verdict), "skipped:%s", v->nv.filter);
+		cells[VC_VERDICT] = r->verdict;
+	} else {
+		cells[VC_VERDICT] = v->verdict;
 	}
-	if (!strcmp(v->verdict, "skipped"))
-		nx_table_set(t, ln, VC_VERDICT, "skipped:%s", n->filter);
-	else
-		nx_table_set(t, ln, VC_VERDICT, "%s", v->verdict);
-	nx_table_set(t, ln, VC_WHY, "%s", v->why);
+	cells[VC_WHY] = v->why;
+	return true;
+}
+
+static int vmas_init(struct nx_table *t, struct vma_rows *r, const struct nx_vmlist *l,
+		     const char *cols, const char *name, bool stranded_only,
+		     uint64_t min_size)
+{
+	r->t = t;
+	r->l = l;
+	r->stranded_only = stranded_only;
+	r->min_size = min_size;
+	return nx_table_init(t, name, nx_vma_cols, nx_vma_ncols, NX_VMA_DEFAULT_COLS, cols);
 }
 
 int nx_vmas_table(struct nx_table *t, const struct nx_vmlist *l,
 		  const char *cols, const char *name, bool stranded_only,
 		  uint64_t min_size)
 {
-	int r = nx_table_init(t, name, nx_vma_cols, nx_vma_ncols, NX_VMA_DEFAULT_COLS, cols);
+	const char *cells[NX_MAX_SPEC];
+	struct vma_rows r;
 
-	if (r)
-		return r;
+	if (vmas_init(t, &r, l, cols, name, stranded_only, min_size))
+		return -1;
 	for (size_t i = 0; i < l->n; i++) {
-		const struct nx_vma *v = &l->v[i];
-
-		if (stranded_only && strcmp(v->verdict, "stranded"))
-			continue;
-		if (v->end - v->start < min_size)
-			continue;
-		vma_row(t, l, v);
+		memset(cells, 0, sizeof(cells));
+		if (vma_cells(&r, i, cells))
+			nx_table_row(t, cells);
 	}
+	return 0;
+}
+
+/* cmd_vmas: big tables stream out in chunks (nx_table_emit) */
+static int vmas_print(const struct nx_vmlist *l, const char *cols,
+		      bool stranded_only, uint64_t min_size)
+{
+	struct nx_table t;
+	struct vma_rows r;
+
+	if (vmas_init(&t, &r, l, cols, "vmas", stranded_only, min_size)) {
+		nx_table_free(&t);
+		return -1;
+	}
+	nx_table_emit(&t, stdout, l->n, vma_cells, &r);
+	nx_table_free(&t);
 	return 0;
 }
 
@@ -223,7 +275,6 @@ int cmd_vmas(int argc, char **argv)
 	uint64_t min_size = 0, stale = 4;
 	struct nx_vmlist l;
 	struct nx_topo topo;
-	struct nx_table t;
 	pid_t pid;
 	int c, r;
 
@@ -279,11 +330,7 @@ int cmd_vmas(int argc, char **argv)
 		sort_scan_seq = l.mm.scan_seq;
 		qsort(l.v, l.n, sizeof(*l.v), cmp_sort);
 	}
-	r = nx_vmas_table(&t, &l, nx_opt.columns, "vmas", stranded, min_size);
-	if (!r) {
-		nx_table_print(&t, stdout);
-		nx_table_free(&t);
-	}
+	r = vmas_print(&l, nx_opt.columns, stranded, min_size);
 	nx_vmlist_free(&l);
 	return r ? NX_EUSAGE : NX_OK;
 }

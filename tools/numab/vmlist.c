@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * One process's VMAs: /proc/<pid>/maps joined with numa_maps and numa_vmas
- * by start address.  Each file is streamed once into an array, the arrays
- * are sorted if the kernel did not already emit them in order, and merged
- * in one linear pass.
+ * by start address.  maps and numa_maps are streamed into arrays, sorted if
+ * the kernel did not already emit them in order and merged in one linear
+ * pass; numa_vmas lines are looked up (binary search) as they are read.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -16,17 +16,14 @@ struct nm_rec {
 	char *name;
 };
 
-struct nv_rec {
-	struct nx_numab_vma v;
-	char *name;
-};
-
 struct loader {
 	struct nx_vmlist *l;
 	const struct nx_topo *topo;
 	struct nm_rec *nm;
-	struct nv_rec *nv;
-	size_t nnm, nnv, cap_nm, cap_nv, cap_v;
+	size_t nnm, cap_nm, cap_v;
+	bool append;		/* maps had no VMA: numa_vmas provides the rows */
+	bool nv_sorted;		/* numa_vmas lines came in address order */
+	uint64_t nv_last;
 	unsigned long bad, first_bad;
 };
 
@@ -111,12 +108,63 @@ static int numa_maps_line(void *priv, const char *line, size_t len, unsigned lon
 	return 0;
 }
 
+/* first VMA starting at or after @start (l->v is sorted) */
+static size_t lower_bound(const struct nx_vmlist *l, uint64_t start)
+{
+	size_t lo = 0, hi = l->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (l->v[mid].start < start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* numa_vmas VMA line: into the rows of maps, or a new row without maps */
+static int add_numab(struct loader *ld, const struct nx_numab_vma *nv)
+{
+	struct nx_vmlist *l = ld->l;
+	struct nx_vma *v;
+
+	if (!ld->append) {
+		for (size_t i = lower_bound(l, nv->start);
+		     i < l->n && l->v[i].start == nv->start; i++) {
+			v = &l->v[i];
+			if (v->in_numab)
+				continue;	/* the first line for a start wins */
+			v->in_numab = true;
+			v->nv = *nv;
+			if (!v->name)
+				v->name = span_dup(nv->name);
+			v->nv.name.p = NULL;
+			v->nv.name.n = 0;
+		}
+		return 0;
+	}
+	if (grow((void **)&l->v, &ld->cap_v, l->n, sizeof(*l->v)))
+		return -ENOMEM;
+	v = &l->v[l->n++];
+	memset(v, 0, sizeof(*v));
+	v->start = nv->start;
+	v->end = nv->end;
+	strcpy(v->perms, "----");
+	v->name = span_dup(nv->name);
+	v->in_numab = true;
+	v->nv = *nv;
+	v->nv.name.p = NULL;
+	v->nv.name.n = 0;
+	return 0;
+}
+
 static int numa_vmas_line(void *priv, const char *line, size_t len, unsigned long no)
 {
 	struct loader *ld = priv;
 	struct nx_numab_mm mm;
 	struct nx_numab_vma v;
-	struct nv_rec *r;
 	int t = nx_parse_numa_vmas_line(line, len, &mm, &v);
 
 	if (t < 0) {
@@ -127,14 +175,10 @@ static int numa_vmas_line(void *priv, const char *line, size_t len, unsigned lon
 		ld->l->mm = mm;
 		return 0;
 	}
-	if (grow((void **)&ld->nv, &ld->cap_nv, ld->nnv, sizeof(*ld->nv)))
-		return -ENOMEM;
-	r = &ld->nv[ld->nnv++];
-	r->v = v;
-	r->name = span_dup(v.name);
-	r->v.name.p = NULL;
-	r->v.name.n = 0;
-	return 0;
+	if (v.start < ld->nv_last)
+		ld->nv_sorted = false;
+	ld->nv_last = v.start;
+	return add_numab(ld, &v);
 }
 
 static int cmp_u64(uint64_t a, uint64_t b)
@@ -152,11 +196,6 @@ static int cmp_nm(const void *a, const void *b)
 	return cmp_u64(((const struct nm_rec *)a)->start, ((const struct nm_rec *)b)->start);
 }
 
-static int cmp_nv(const void *a, const void *b)
-{
-	return cmp_u64(((const struct nv_rec *)a)->v.start, ((const struct nv_rec *)b)->v.start);
-}
-
 /* sort only when needed: the kernel prints in address order */
 #define SORT_IF_NEEDED(arr, n, key, cmp) do {				\
 	for (size_t i_ = 1; i_ < (n); i_++)				\
@@ -166,31 +205,11 @@ static int cmp_nv(const void *a, const void *b)
 		}							\
 } while (0)
 
-/* Without maps (or for VMAs maps lacks) numa_vmas provides the ranges. */
-static int add_from_numab(struct loader *ld)
+/* numa_maps into the rows, by start address (both sorted) */
+static void merge_numa_maps(struct loader *ld)
 {
 	struct nx_vmlist *l = ld->l;
-
-	for (size_t i = 0; i < ld->nnv; i++) {
-		struct nx_vma *v;
-
-		if (grow((void **)&l->v, &ld->cap_v, l->n, sizeof(*l->v)))
-			return -ENOMEM;
-		v = &l->v[l->n++];
-		memset(v, 0, sizeof(*v));
-		v->start = ld->nv[i].v.start;
-		v->end = ld->nv[i].v.end;
-		strcpy(v->perms, "----");
-		v->name = ld->nv[i].name;
-		ld->nv[i].name = NULL;
-	}
-	return 0;
-}
-
-static void merge(struct loader *ld)
-{
-	struct nx_vmlist *l = ld->l;
-	size_t a = 0, b = 0;
+	size_t a = 0;
 
 	for (size_t i = 0; i < l->n; i++) {
 		struct nx_vma *v = &l->v[i];
@@ -204,16 +223,6 @@ static void merge(struct loader *ld)
 			if (!v->name) {
 				v->name = ld->nm[a].name;
 				ld->nm[a].name = NULL;
-			}
-		}
-		while (b < ld->nnv && ld->nv[b].v.start < v->start)
-			b++;
-		if (b < ld->nnv && ld->nv[b].v.start == v->start) {
-			v->in_numab = true;
-			v->nv = ld->nv[b].v;
-			if (!v->name) {
-				v->name = ld->nv[b].name;
-				ld->nv[b].name = NULL;
 			}
 		}
 	}
@@ -283,10 +292,9 @@ static void loader_free(struct loader *ld)
 {
 	for (size_t i = 0; i < ld->nnm; i++)
 		free(ld->nm[i].name);
-	for (size_t i = 0; i < ld->nnv; i++)
-		free(ld->nv[i].name);
 	free(ld->nm);
-	free(ld->nv);
+	ld->nm = NULL;
+	ld->nnm = 0;
 }
 
 static int load_optional(struct loader *ld, pid_t pid, const char *file,
@@ -310,40 +318,8 @@ static int load_optional(struct loader *ld, pid_t pid, const char *file,
 	return NX_OK;
 }
 
-int nx_vmlist_load(struct nx_vmlist *l, pid_t pid, const struct nx_topo *topo,
-		   unsigned int stale_seqs)
+static void set_missing(struct nx_vmlist *l, pid_t pid)
 {
-	struct loader ld = { .l = l, .topo = topo };
-	int r;
-
-	memset(l, 0, sizeof(*l));
-	l->pid = pid;
-	r = load_optional(&ld, pid, "maps", maps_line, &l->have_maps);
-	if (!r && !l->have_maps) {
-		char path[4096];
-
-		nx_path(path, sizeof(path), "/proc/%d/maps", (int)pid);
-		r = nx_pid_error(pid, path, ENOENT);
-	}
-	if (!r)
-		r = load_optional(&ld, pid, "numa_maps", numa_maps_line, &l->have_numa_maps);
-	if (!r)
-		r = load_optional(&ld, pid, "numa_vmas", numa_vmas_line, &l->have_numab);
-	if (r) {
-		loader_free(&ld);
-		nx_vmlist_free(l);
-		return r;
-	}
-	SORT_IF_NEEDED(l->v, l->n, start, cmp_vma);
-	SORT_IF_NEEDED(ld.nm, ld.nnm, start, cmp_nm);
-	SORT_IF_NEEDED(ld.nv, ld.nnv, v.start, cmp_nv);
-	if (!l->n && add_from_numab(&ld)) {
-		loader_free(&ld);
-		nx_vmlist_free(l);
-		return NX_ERUNTIME;
-	}
-	merge(&ld);
-	loader_free(&ld);
 	if (!l->have_numa_maps && !l->have_numab)
 		snprintf(l->missing, sizeof(l->missing),
 			 "no /proc/%d/numa_maps or numa_vmas: kernel built without "
@@ -353,6 +329,60 @@ int nx_vmlist_load(struct nx_vmlist *l, pid_t pid, const struct nx_topo *topo,
 		snprintf(l->missing, sizeof(l->missing),
 			 "no /proc/%d/numa_vmas: kernel lacks the numab scan-state ABI; "
 			 "showing residency from numa_maps, verdict unknown", (int)pid);
+}
+
+/*
+ * maps (sorted), then numa_maps merged into it, then numa_vmas looked up
+ * line by line: no copy of numa_vmas is kept.  Without any maps VMA, the
+ * numa_vmas lines are the rows and numa_maps is merged last.
+ */
+static int load_all(struct loader *ld, pid_t pid)
+{
+	struct nx_vmlist *l = ld->l;
+	int r = load_optional(ld, pid, "maps", maps_line, &l->have_maps);
+
+	if (!r && !l->have_maps) {
+		char path[4096];
+
+		nx_path(path, sizeof(path), "/proc/%d/maps", (int)pid);
+		r = nx_pid_error(pid, path, ENOENT);
+	}
+	if (!r)
+		r = load_optional(ld, pid, "numa_maps", numa_maps_line, &l->have_numa_maps);
+	if (r)
+		return r;
+	SORT_IF_NEEDED(l->v, l->n, start, cmp_vma);
+	SORT_IF_NEEDED(ld->nm, ld->nnm, start, cmp_nm);
+	ld->append = !l->n;
+	if (!ld->append)
+		merge_numa_maps(ld);
+	ld->nv_sorted = true;
+	r = load_optional(ld, pid, "numa_vmas", numa_vmas_line, &l->have_numab);
+	if (r)
+		return r;
+	if (ld->append) {
+		if (!ld->nv_sorted)
+			qsort(l->v, l->n, sizeof(*l->v), cmp_vma);
+		merge_numa_maps(ld);
+	}
+	return NX_OK;
+}
+
+int nx_vmlist_load(struct nx_vmlist *l, pid_t pid, const struct nx_topo *topo,
+		   unsigned int stale_seqs)
+{
+	struct loader ld = { .l = l, .topo = topo };
+	int r;
+
+	memset(l, 0, sizeof(*l));
+	l->pid = pid;
+	r = load_all(&ld, pid);
+	loader_free(&ld);
+	if (r) {
+		nx_vmlist_free(l);
+		return r;
+	}
+	set_missing(l, pid);
 	for (size_t i = 0; i < l->n; i++)
 		verdict(&l->v[i], l, stale_seqs);
 	return NX_OK;

@@ -3,7 +3,9 @@
 # Benchmark (not a timed test): 'numabctl vmas' on a process with N VMAs
 # (default 100000) against 'cat numa_vmas numa_maps maps' on the same
 # synthetic sysroot.  Prints the times, their ratio (goal <= 2) and the
-# peak RSS of numabctl.   Usage: tests/bench.sh NUMABCTL [N]
+# peak RSS of numabctl: streamed in chunks (the default for big tables),
+# as one libsmartcols table (NUMABCTL_CHUNK=0) and as JSON.
+# Usage: tests/bench.sh NUMABCTL [N]   (KEEP=1 keeps the sysroot)
 BIN=$1 N=${2:-100000}
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/numab-bench.XXXXXX")
 [ -n "$KEEP" ] && echo "root: $TMP/root" || trap 'rm -rf "$TMP"' EXIT
@@ -27,15 +29,17 @@ best() {	# best of 3 wall-clock runs of "$@"
 	done
 	echo "$b"
 }
+rss() {	# peak RSS in KiB of "$@", or - without GNU time
+	[ -x /usr/bin/time ] || { echo -; return; }
+	/usr/bin/time -f %M "$@" 2>&1 > /dev/null | tail -1
+}
+ratio() { echo "$1 $2" | awk '{ printf "%.2f", $1 / $2 }'; }
 tc=$(best cat "$P/numa_vmas" "$P/numa_maps" "$P/maps")
 tn=$(best "$BIN" --sysroot "$R" vmas 4242)
+t1=$(NUMABCTL_CHUNK=0 best "$BIN" --sysroot "$R" vmas 4242)
 tj=$(best "$BIN" --sysroot "$R" vmas -J 4242)
-rss=-
-if [ -x /usr/bin/time ]; then
-	rss=$(/usr/bin/time -f %M "$BIN" --sysroot "$R" vmas 4242 2>&1 > /dev/null | tail -1)
-fi
-echo "VMAs: $N"
+echo "VMAs: $N (best of 3, wall clock; goal: ratio <= 2)"
 echo "cat numa_vmas numa_maps maps: ${tc}s"
-echo "numabctl vmas:                ${tn}s (ratio $(echo "$tn $tc" | awk '{ printf "%.2f", $1 / $2 }'))"
-echo "numabctl vmas -J:             ${tj}s"
-echo "numabctl vmas peak RSS:       ${rss} KiB"
+echo "numabctl vmas:                ${tn}s (ratio $(ratio "$tn" "$tc"), peak RSS $(rss "$BIN" --sysroot "$R" vmas 4242) KiB)"
+echo "numabctl vmas, one table:     ${t1}s (ratio $(ratio "$t1" "$tc"), peak RSS $(NUMABCTL_CHUNK=0 rss "$BIN" --sysroot "$R" vmas 4242) KiB)"
+echo "numabctl vmas -J:             ${tj}s (ratio $(ratio "$tj" "$tc"), peak RSS $(rss "$BIN" --sysroot "$R" vmas -J 4242) KiB)"

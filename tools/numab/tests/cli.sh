@@ -59,6 +59,18 @@ nx "$P" vmas 4243
 t "vmas on a process that exits mid-read: exit 5, names the file" eval 'rc 5 && has "4243/numa_maps" err && has "is gone" err'
 nx "$P" vmas 31337
 t "vmas on a missing process: exit 5" rc 5
+# big tables stream out in chunks (NUMABCTL_CHUNK rows, 0: one table): same bytes
+for o in "" "-b -o +END,PERMS,PREV_SEQ,LAST_SKIP,NEXT_MS,WHY" "-r --sort size" "-n --stranded" "-o START,START,NAME"; do
+	NUMABCTL_CHUNK=0 nx "$P" vmas $o 4242; mv "$TMP/out" "$TMP/one"
+	NUMABCTL_CHUNK=2 nx "$P" vmas $o 4242
+	t "vmas $o in chunks of 2: same output as one table" eval 'rc 0 && cmp -s "$TMP/one" "$TMP/out"'
+done
+for fx in "$U" "$N" "$M"; do
+	NUMABCTL_CHUNK=0 nx "$fx" vmas 4242; mv "$TMP/out" "$TMP/one"
+	NUMABCTL_CHUNK=1 nx "$fx" vmas 4242
+	t "vmas ${fx##*/} in chunks of 1: same output as one table" eval 'cmp -s "$TMP/one" "$TMP/out"'
+done
+
 R=$(copy patched); echo 0 > "$R/proc/sys/kernel/numa_balancing"
 nx "$R" vmas -n -o START 4242
 t "vmas with NUMA balancing off: warns how to enable" eval 'rc 0 && has "numa_balancing=2" err'
