@@ -118,10 +118,12 @@ FIXTURE_TEARDOWN(failslab)
 }
 
 /*
- * The busy task: fault its memory in, wait for GO (a pipe, -1: none),
- * then touch the memory forever without system calls.
+ * The busy task: fault its memory in, say so on READY, wait for GO
+ * (pipes, -1: none), then touch the memory forever without system calls.
+ * Its failures must start only after the faults: an mmap() or a page
+ * fault whose allocation fails would kill or stall it before it scans.
  */
-static void busy_loop(int go)
+static void busy_loop(int ready, int go)
 {
 	volatile char *p = mmap(NULL, BUSY_SIZE, PROT_READ | PROT_WRITE,
 				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -132,6 +134,8 @@ static void busy_loop(int go)
 		_exit(2);
 	for (i = 0; i < BUSY_SIZE; i += 4096)
 		p[i] = 1;
+	if (ready >= 0 && write(ready, "r", 1) != 1)
+		_exit(3);
 	if (go >= 0 && read(go, &c, 1) != 1)
 		_exit(3);
 	for (;;)
@@ -139,10 +143,13 @@ static void busy_loop(int go)
 			p[i]++;
 }
 
-/* Wait (bounded) for PID's scan sequence to advance by N; -1 on timeout */
-static int wait_seqs(pid_t pid, long n, double max_s)
+/*
+ * Wait (bounded) for PID's scan sequence to advance by N; -1 on timeout,
+ * with the last numa_vmas header and the task's state in LAST.
+ */
+static int wait_seqs(pid_t pid, long n, double max_s, char *last, size_t size)
 {
-	char path[64], buf[256];
+	char path[64], buf[256], stat[256] = "";
 	long seq0 = -1, seq;
 	double t0 = nt_now();
 
@@ -157,29 +164,46 @@ static int wait_seqs(pid_t pid, long n, double max_s)
 		}
 		usleep(50000);
 	}
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	nt_read(path, stat, sizeof(stat));
+	buf[strcspn(buf, "\n")] = '\0';
+	snprintf(last, size, "first seq %ld, last: %s; stat: %.80s", seq0, buf, stat);
 	return -1;
 }
 
 TEST_F_TIMEOUT(failslab, scanner_without_numab_state, 300)
 {
+	static char last[512];
 	long with, without;
 	int status;
 
-	int go[2];
+	int go[2], ready[2];
+	char c;
 
+	/*
+	 * The first scan pass of a new mm waits scan_delay: long enough that
+	 * none runs (and allocates scan state) before the failures start.
+	 */
+	ASSERT_EQ(nt_write_long(NUMAB_DEBUGFS "/scan_delay_ms", 3000), 0);
 	ASSERT_EQ(pipe(go), 0);
+	ASSERT_EQ(pipe(ready), 0);
 	self->busy = fork();
 	ASSERT_GE(self->busy, 0);
 	if (self->busy == 0) {
 		close(go[1]);
-		busy_loop(go[0]);	/* runs once make-it-fail is set */
+		close(ready[0]);
+		busy_loop(ready[1], go[0]);	/* runs once make-it-fail is set */
 	}
 	close(go[0]);
+	close(ready[1]);
+	ASSERT_EQ(read(ready[0], &c, 1), 1) TH_LOG("the busy task died before it was ready");
+	close(ready[0]);
 	ASSERT_EQ(failslab_set("probability", "100"), 0);
 	ASSERT_EQ(make_it_fail(self->busy, 1), 0);
 	ASSERT_EQ(write(go[1], "x", 1), 1);
 	close(go[1]);
-	ASSERT_EQ(wait_seqs(self->busy, 5, 120), 0) TH_LOG("the busy task's scan did not advance");
+	ASSERT_EQ(wait_seqs(self->busy, 5, 120, last, sizeof(last)), 0)
+		TH_LOG("the busy task's scan did not advance: %s", last);
 	ASSERT_EQ(count_states(self->busy, &with, &without), 0);
 	TH_LOG("every slab allocation of the busy task failing, 5 sequences: %ld VMAs with scan state, %ld without",
 	       with, without);
@@ -189,7 +213,7 @@ TEST_F_TIMEOUT(failslab, scanner_without_numab_state, 300)
 
 	ASSERT_EQ(make_it_fail(self->busy, 0), 0);
 	ASSERT_EQ(failslab_set("probability", "0"), 0);
-	ASSERT_EQ(wait_seqs(self->busy, 3, 120), 0);
+	ASSERT_EQ(wait_seqs(self->busy, 3, 120, last, sizeof(last)), 0) TH_LOG("%s", last);
 	ASSERT_EQ(count_states(self->busy, &with, &without), 0);
 	TH_LOG("failures off, 3 more sequences: %ld VMAs with scan state, %ld without",
 	       with, without);
@@ -258,14 +282,15 @@ static int read_under_failslab(pid_t pid, int n)
 
 TEST_F_TIMEOUT(failslab, numa_vmas_read_enomem, 300)
 {
+	static char last[512];
 	pid_t reader;
 	int status;
 
 	self->busy = fork();
 	ASSERT_GE(self->busy, 0);
 	if (self->busy == 0)
-		busy_loop(-1);
-	ASSERT_EQ(wait_seqs(self->busy, 2, 120), 0);
+		busy_loop(-1, -1);
+	ASSERT_EQ(wait_seqs(self->busy, 2, 120, last, sizeof(last)), 0) TH_LOG("%s", last);
 	ASSERT_EQ(failslab_set("probability", "50"), 0);
 	reader = fork();
 	ASSERT_GE(reader, 0);
