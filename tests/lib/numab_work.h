@@ -580,4 +580,35 @@ static inline void nw_scan_cpu_format(const struct nw_scan_cpu *c, char *out,
 		snprintf(out, size, " scan_cpu=stime stime_ms=%.1f", c->stime_ms);
 }
 
+/*
+ * kB of AnonHugePages in the /proc/self/smaps entry of the VMA that
+ * starts at ADDR, -1 when not found.
+ */
+static inline long nw_vma_anon_huge_kb(const void *addr)
+{
+	char line[512], want[32];
+	long kb = -1, v;
+	int in = 0;
+	FILE *f = fopen("/proc/self/smaps", "r");
+
+	if (!f)
+		return -1;
+	snprintf(want, sizeof(want), "%lx-", (unsigned long)addr);
+	while (fgets(line, sizeof(line), f)) {
+		size_t tok = strcspn(line, " ");
+
+		/* "Key:   value" lines; anything else starts a VMA */
+		if (tok && line[tok - 1] != ':') {
+			if (in)
+				break;
+			in = !strncmp(line, want, strlen(want));
+			continue;
+		}
+		if (in && sscanf(line, "AnonHugePages: %ld kB", &v) == 1)
+			kb = v;
+	}
+	fclose(f);
+	return kb;
+}
+
 #endif /* NUMAB_WORK_H */

@@ -35,7 +35,9 @@
  * Environment knobs for diagnostic runs (defaults in brackets):
  * STRAND_MAX_SEQ [25], STRAND_MAX_SECONDS [420], STRAND_THREADS [128],
  * STRAND_NODE0_FREE_MB [512] (node 0 free memory left by the filler; 0 =
- * no filler), STRAND_TOUCH_HZ [200], STRAND_B_MB [512] (size of B).
+ * no filler), STRAND_TOUCH_HZ [200], STRAND_B_MB [512] (size of B),
+ * STRAND_THP [0] (1: S is backed by transparent huge pages, so that the
+ * promotion-only marking of change_huge_pmd() is what brings it back).
  * NUMAB_BENCH=1 adds a "BENCH p1 ..." metrics line for scripts/bench.
  */
 #include "../lib/numab_test.h"
@@ -113,7 +115,15 @@ FIXTURE_SETUP(strand)
 	ASSERT_GE(pl.node[1], self->b_pages * 99 / 100);
 
 	/* S onto node 0 (local to the CPUs, default policy) */
+	if (nw_env_long("STRAND_THP", 0))
+		ASSERT_EQ(madvise(self->S, S_MB * NW_MB, MADV_HUGEPAGE), 0);
 	memset(self->S, 1, S_MB * NW_MB);
+	if (nw_env_long("STRAND_THP", 0)) {
+		long kb = nw_vma_anon_huge_kb(self->S);
+
+		TH_LOG("S: %ld kB in transparent huge pages", kb);
+		ASSERT_GE(kb, S_MB * 1024 / 2) TH_LOG("S is not backed by THP");
+	}
 	ASSERT_EQ(nt_placement(self->S, self->s_pages, self->pagesz, &pl), 0);
 	ASSERT_EQ(pl.node[0], self->s_pages);
 	self->seq_created = nt_scan_seq();
