@@ -192,19 +192,31 @@ static int nobody_reads_setuid_child(void)
 	return bad;
 }
 
-TEST_F(perms, setuid_target_refused)
+/*
+ * Run FN in a child (it drops privileges there) and return its exit
+ * status, or -1 when it did not exit normally.
+ */
+static int in_child(int (*fn)(void))
 {
 	int status;
 	pid_t pid = fork();
 
-	ASSERT_GE(pid, 0);
+	if (pid < 0)
+		return -1;
 	if (pid == 0)
-		_exit(nobody_reads_setuid_child());
-	ASSERT_EQ(waitpid(pid, &status, 0), pid);
-	ASSERT_TRUE(WIFEXITED(status));
-	EXPECT_EQ(WEXITSTATUS(status), 0)
-		TH_LOG("bitmask of maps/numa_maps/numa_vmas not refused with EACCES (>=0x11: setup step 0x10+N failed): 0x%x",
-		       WEXITSTATUS(status));
+		_exit(fn());
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+TEST_F(perms, setuid_target_refused)
+{
+	int rc = in_child(nobody_reads_setuid_child);
+
+	EXPECT_EQ(rc, 0)
+		TH_LOG("bitmask of maps/numa_maps/numa_vmas not refused with EACCES (>=0x11: setup step 0x10+N failed, -1: child killed): 0x%x",
+		       rc);
 }
 
 TEST_F(perms, root_reads_setuid_target)
@@ -279,17 +291,11 @@ static int open_then_exec(void)
 
 TEST_F(perms, exec_setuid_while_open)
 {
-	int status;
-	pid_t pid = fork();
+	int rc = in_child(open_then_exec);
 
-	ASSERT_GE(pid, 0);
-	if (pid == 0)
-		_exit(open_then_exec());
-	ASSERT_EQ(waitpid(pid, &status, 0), pid);
-	ASSERT_TRUE(WIFEXITED(status));
-	EXPECT_EQ(WEXITSTATUS(status), 0)
-		TH_LOG("bitmask of maps/numa_maps/numa_vmas that showed the setuid image (>=0x11: setup step 0x10+N failed): 0x%x",
-		       WEXITSTATUS(status));
+	EXPECT_EQ(rc, 0)
+		TH_LOG("bitmask of maps/numa_maps/numa_vmas that showed the setuid image (>=0x11: setup step 0x10+N failed, -1: child killed): 0x%x",
+		       rc);
 }
 
 /*
@@ -320,23 +326,17 @@ static int hidepid_reads(void)
 
 TEST_F(perms, hidepid_invisible)
 {
-	int status;
-	pid_t pid;
+	int rc;
 
 	mkdir(HIDEPID_MNT, 0755);
 	ASSERT_EQ(mount("proc", HIDEPID_MNT, "proc", 0, "hidepid=invisible"), 0)
 		TH_LOG("mount proc hidepid=invisible: %s", strerror(errno));
-	pid = fork();
-	ASSERT_GE(pid, 0);
-	if (pid == 0)
-		_exit(hidepid_reads());
-	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	rc = in_child(hidepid_reads);
 	umount(HIDEPID_MNT);
 	rmdir(HIDEPID_MNT);
-	ASSERT_TRUE(WIFEXITED(status));
-	EXPECT_EQ(WEXITSTATUS(status), 0)
-		TH_LOG("bits 0-2: init's maps/numa_maps/numa_vmas not ENOENT; bits 4-6: own not readable: 0x%x",
-		       WEXITSTATUS(status));
+	EXPECT_EQ(rc, 0)
+		TH_LOG("bits 0-2: init's maps/numa_maps/numa_vmas not ENOENT; bits 4-6: own not readable; -1: child killed: 0x%x",
+		       rc);
 }
 
 int main(int argc, char **argv)
