@@ -43,9 +43,10 @@ static inline int nt_read(const char *path, char *buf, size_t size)
 	return (int)n;
 }
 
-static inline int nt_write(const char *path, const char *val)
+/* write VAL to PATH opened with O_WRONLY | FLAGS; 0 or -errno */
+static inline int nt_write_flags(const char *path, const char *val, int flags)
 {
-	int fd = open(path, O_WRONLY);
+	int fd = open(path, O_WRONLY | flags);
 	ssize_t n;
 
 	if (fd < 0)
@@ -53,6 +54,11 @@ static inline int nt_write(const char *path, const char *val)
 	n = write(fd, val, strlen(val));
 	close(fd);
 	return n < 0 ? -errno : 0;
+}
+
+static inline int nt_write(const char *path, const char *val)
+{
+	return nt_write_flags(path, val, 0);
 }
 
 static inline long nt_read_long(const char *path, long def)

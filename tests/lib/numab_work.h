@@ -514,14 +514,7 @@ static inline double nw_stime_ms(void)
 /* write VAL to PATH replacing its content (set_ftrace_filter appends otherwise) */
 static inline int nw_write_trunc(const char *path, const char *val)
 {
-	int fd = open(path, O_WRONLY | O_TRUNC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, val, strlen(val));
-	close(fd);
-	return n < 0 ? -errno : 0;
+	return nt_write_flags(path, val, O_TRUNC);
 }
 
 static inline void nw_scan_cpu_start(struct nw_scan_cpu *c)
