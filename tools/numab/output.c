@@ -214,24 +214,35 @@ static size_t chunk_rows(void)
 	return e && *e ? strtoul(e, NULL, 10) : 1024;
 }
 
-/* the width libsmartcols gives a cell, if it prints it unescaped */
+/*
+ * The width libsmartcols gives a cell, if it prints it unescaped: printable
+ * ASCII except the backslash, and in raw output no blank either (raw
+ * output escapes blanks as \x20).
+ */
 static size_t cell_width(struct nx_table *t, const char *s)
 {
 	const char *p = s;
 
 	for (; *p; p++)
-		if (*p < 0x20 || *p > 0x7e || *p == '\\')
+		if (*p < 0x20 || *p > 0x7e || *p == '\\' || (nx_opt.raw && *p == ' '))
 			t->unsafe = true;
 	return (size_t)(p - s);
+}
+
+static const char *out_cell(const struct nx_table *t, const char *const *cells, int i)
+{
+	const char *s = cells[t->ids[i]];
+
+	return s && t->out[t->ids[i]] == i ? s : NULL;
 }
 
 static void measure_row(struct nx_table *t, const char *const *cells)
 {
 	for (int i = 0; i < t->ncols; i++) {
-		const char *s = cells[t->ids[i]];
+		const char *s = out_cell(t, cells, i);
 		size_t w;
 
-		if (!s || t->out[t->ids[i]] != i)
+		if (!s)
 			continue;
 		w = cell_width(t, s);
 		if (w > t->width[i])
@@ -244,7 +255,8 @@ static void measure_row(struct nx_table *t, const char *const *cells)
  * (count_column_width(): the widest cell, at least the header; an absolute
  * hint wins if larger).  With the final width as hint, a chunk gets the
  * same width: strict when it exceeds the header, so that a chunk of narrow
- * cells does not fall back to the header width.
+ * cells does not fall back to the header width.  t->width[] becomes the
+ * printed width.
  */
 static void pin_widths(struct nx_table *t)
 {
@@ -262,42 +274,156 @@ static void pin_widths(struct nx_table *t)
 		scols_column_set_whint(cl, (double)w);
 		if (w > hdr)
 			scols_column_set_flags(cl, c->flags | SCOLS_FL_STRICTWIDTH);
+		t->width[i] = w;
 	}
 }
 
-static int flush_chunk(struct nx_table *t)
+/*
+ * One row as libsmartcols lays it out once the widths are fixed: cells
+ * joined by one blank; in a table, left-aligned cells padded after (not
+ * the last column), right-aligned ones before.  @line holds the widest
+ * row (sum of widths + separators + newline).  Returns its length.
+ */
+static size_t fast_row(const struct nx_table *t, const char *const *cells, char *line)
 {
-	int r = scols_print_table(t->tb);
+	char *p = line;
 
+	for (int i = 0; i < t->ncols; i++) {
+		const char *s = out_cell(t, cells, i);
+		size_t n = s ? strlen(s) : 0, pad = t->width[i] - n;
+		bool last = i == t->ncols - 1;
+
+		if (nx_opt.raw)
+			pad = 0;
+		if (pad && (t->spec[t->ids[i]].flags & SCOLS_FL_RIGHT)) {
+			memset(p, ' ', pad);
+			p += pad;
+			pad = 0;
+		}
+		memcpy(p, s ? s : "", n);
+		p += n;
+		if (last)
+			break;
+		memset(p, ' ', pad);
+		p += pad;
+		*p++ = ' ';
+	}
+	*p++ = '\n';
+	return (size_t)(p - line);
+}
+
+struct emit {
+	struct nx_table *t;
+	FILE *out;
+	nx_row_fn fn;
+	void *priv;
+	char *line;		/* fast_row() output */
+	char *fast;		/* the first chunk laid out by fast_row() */
+	size_t nfast, capfast;
+	size_t pending, fast_rows;
+	bool verify, fast_ok;
+};
+
+static int flush_chunk(struct emit *e)
+{
+	struct nx_table *t = e->t;
+	char *s = NULL, *body;
+	int r;
+
+	if (!e->verify) {
+		r = scols_print_table(t->tb);
+	} else {
+		/* libsmartcols prints the first chunk; rows after it go out by
+		 * fast_row() only if it laid this chunk out byte for byte */
+		r = scols_print_table_to_string(t->tb, &s);
+		if (!r && s) {
+			/* a string has no newline after its last line */
+			size_t len = strlen(s);
+
+			body = nx_opt.noheadings ? s : strchr(s, '\n');
+			body = !body ? s + len : body == s ? s : body + 1;
+			len -= (size_t)(body - s);
+			e->fast_ok = len + 1 == e->nfast && !memcmp(body, e->fast, len) &&
+				     e->fast[len] == '\n';
+			r = fputs(s, e->out) < 0 || fputc('\n', e->out) < 0 ? -1 : 0;
+		}
+		free(s);
+		free(e->fast);
+		e->fast = NULL;
+		e->verify = false;
+	}
 	scols_table_remove_lines(t->tb);
 	scols_table_enable_noheadings(t->tb, 1);
+	e->pending = 0;
 	return r;
 }
 
-static int emit_chunks(struct nx_table *t, size_t n, size_t chunk,
+static int keep_fast(struct emit *e, size_t n)
+{
+	if (e->nfast + n > e->capfast) {
+		size_t cap = (e->capfast + n) * 2;
+		char *p = realloc(e->fast, cap);
+
+		if (!p)
+			return -1;
+		e->fast = p;
+		e->capfast = cap;
+	}
+	memcpy(e->fast + e->nfast, e->line, n);
+	e->nfast += n;
+	return 0;
+}
+
+static int emit_row(struct emit *e, const char *const *cells, size_t chunk)
+{
+	size_t n;
+
+	if (e->fast_ok) {
+		n = fast_row(e->t, cells, e->line);
+		e->fast_rows++;
+		return fwrite(e->line, 1, n, e->out) == n ? 0 : -1;
+	}
+	nx_table_row(e->t, cells);
+	if (e->verify && keep_fast(e, fast_row(e->t, cells, e->line)))
+		e->verify = false;	/* no memory to compare: libsmartcols only */
+	return ++e->pending == chunk ? flush_chunk(e) : 0;
+}
+
+/* rows after the first chunk skip libsmartcols if it agrees; NUMABCTL_FAST=0 */
+static bool fast_wanted(void)
+{
+	const char *e = getenv("NUMABCTL_FAST");
+
+	return !e || strcmp(e, "0");
+}
+
+static int emit_chunks(struct nx_table *t, FILE *out, size_t n, size_t chunk,
 		       nx_row_fn fn, void *priv)
 {
 	const char *cells[NX_MAX_SPEC];
-	size_t pending = 0;
+	struct emit e = { .t = t, .out = out, .fn = fn, .priv = priv };
+	size_t len = 2;
 	int r = 0;
 
 	pin_widths(t);
+	for (int i = 0; i < t->ncols; i++)
+		len += t->width[i] + 1;
+	e.line = malloc(len);
+	e.verify = e.line && fast_wanted();
 	for (size_t i = 0; i < n && !r; i++) {
 		memset(cells, 0, sizeof(cells));
-		if (!fn(priv, i, cells))
-			continue;
-		nx_table_row(t, cells);
-		if (++pending == chunk) {
-			r = flush_chunk(t);
-			pending = 0;
-		}
+		if (fn(priv, i, cells))
+			r = emit_row(&e, cells, chunk);
 	}
-	if (pending && !r)
-		r = flush_chunk(t);
+	if (e.pending && !r)
+		r = flush_chunk(&e);
+	t->fast_rows = e.fast_rows;
+	free(e.fast);
+	free(e.line);
 	return r;
 }
 
-int nx_table_emit(struct nx_table *t, FILE *out, size_t n, nx_row_fn fn, void *priv)
+static int emit(struct nx_table *t, FILE *out, size_t n, nx_row_fn fn, void *priv)
 {
 	const char *cells[NX_MAX_SPEC];
 	size_t chunk = chunk_rows(), rows = 0;
@@ -314,7 +440,7 @@ int nx_table_emit(struct nx_table *t, FILE *out, size_t n, nx_row_fn fn, void *p
 			}
 		}
 		if (rows > chunk && !t->unsafe)
-			return emit_chunks(t, n, chunk, fn, priv);
+			return emit_chunks(t, out, n, chunk, fn, priv);
 	}
 	for (size_t i = 0; i < n; i++) {
 		memset(cells, 0, sizeof(cells));
@@ -322,6 +448,18 @@ int nx_table_emit(struct nx_table *t, FILE *out, size_t n, nx_row_fn fn, void *p
 			nx_table_row(t, cells);
 	}
 	return scols_print_table(t->tb);
+}
+
+int nx_table_emit(struct nx_table *t, FILE *out, size_t n, nx_row_fn fn, void *priv)
+{
+	int r;
+
+	t->fast_rows = 0;
+	r = emit(t, out, n, fn, priv);
+	if (getenv("NUMABCTL_EMIT_DEBUG"))
+		fprintf(stderr, "numabctl: %zu rows after the first chunk laid out without libsmartcols\n",
+			t->fast_rows);
+	return r;
 }
 
 void nx_table_free(struct nx_table *t)

@@ -7,7 +7,8 @@
 
 #include "parse.h"
 
-#define SPAN_IS(s, lit) nx_span_eq((s), (lit))
+/* @lit is a string literal: its length is known at compile time */
+#define SPAN_IS(s, lit) ((s).n == sizeof(lit) - 1 && (s).p && !memcmp((s).p, lit, sizeof(lit) - 1))
 
 const struct nx_filter_desc nx_filters[NX_NFILTERS] = {
 	{ "pid",	2, 2, 1 },
@@ -28,19 +29,31 @@ bool nx_span_eq(struct nx_span s, const char *lit)
 	return s.p && s.n == n && memcmp(s.p, lit, n) == 0;
 }
 
+/* nx_kv_next() looks each byte up once: blank, '=' or anything else */
+enum { KV_WORD, KV_BLANK, KV_EQ };
+static const unsigned char kv_class[256] = {
+	[' '] = KV_BLANK, ['\t'] = KV_BLANK, ['\n'] = KV_BLANK, ['\r'] = KV_BLANK,
+	['='] = KV_EQ,
+};
+
 bool nx_kv_next(const char **pos, const char *end, struct nx_kv *kv)
 {
-	const char *p = *pos, *tok, *eq;
+	const char *p = *pos, *tok, *eq = NULL;
 
-	while (p < end && is_blank(*p))
+	while (p < end && kv_class[(unsigned char)*p] == KV_BLANK)
 		p++;
 	if (p >= end)
 		return false;
 	tok = p;
-	while (p < end && !is_blank(*p))
-		p++;
+	for (; p < end; p++) {
+		unsigned char c = kv_class[(unsigned char)*p];
+
+		if (c == KV_BLANK)
+			break;
+		if (c == KV_EQ && !eq)
+			eq = p;
+	}
 	*pos = p;
-	eq = memchr(tok, '=', (size_t)(p - tok));
 	kv->key.p = tok;
 	if (eq) {
 		kv->key.n = (size_t)(eq - tok);
@@ -65,6 +78,24 @@ static int digit_val(char c)
 	return 99;
 }
 
+/* up to 19 decimal digits cannot overflow: check only the digits after */
+static int parse_dec(const char *s, size_t n, uint64_t *out)
+{
+	uint64_t v = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		unsigned int d = (unsigned int)(unsigned char)s[i] - '0';
+
+		if (d > 9)
+			return -1;
+		if (i >= 19 && v > (UINT64_MAX - d) / 10)
+			return -1;
+		v = v * 10 + d;
+	}
+	*out = v;
+	return 0;
+}
+
 int nx_parse_u64(const char *s, size_t n, int base, uint64_t *out)
 {
 	uint64_t v = 0;
@@ -74,6 +105,8 @@ int nx_parse_u64(const char *s, size_t n, int base, uint64_t *out)
 		i = 2;
 	if (i >= n)
 		return -1;
+	if (base == 10)
+		return parse_dec(s, n, out);
 	for (; i < n; i++) {
 		int d = digit_val(s[i]);
 
@@ -332,11 +365,16 @@ static const struct key_desc mm_keys[] = {
 	MK("next_scan_ms", KT_S64, next_scan_ms, MM_HAVE_NEXT),
 };
 
-/* Store one key=value through a key table; unknown keys are ignored. */
+/*
+ * Store one key=value through a key table; unknown keys are ignored.  The
+ * kernel prints keys in table order, so the search starts after the key
+ * matched last (*hint) and usually ends at its first comparison.
+ */
 static int set_key(void *obj, unsigned int *have, const struct key_desc *keys,
-		   size_t nkeys, const struct nx_kv *kv)
+		   size_t nkeys, const struct nx_kv *kv, size_t *hint)
 {
-	for (size_t i = 0; i < nkeys; i++) {
+	for (size_t j = 0; j < nkeys; j++) {
+		size_t i = (*hint + j) % nkeys;
 		const struct key_desc *k = &keys[i];
 		char *dst = (char *)obj + k->off;
 		uint64_t u;
@@ -362,6 +400,7 @@ static int set_key(void *obj, unsigned int *have, const struct key_desc *keys,
 			break;
 		}
 		*have |= k->bit;
+		*hint = i + 1;
 		return 0;
 	}
 	return 0;
@@ -383,6 +422,7 @@ int nx_parse_numa_vmas_line(const char *line, size_t len,
 	const char *p = line, *end = line + len;
 	struct nx_span first = next_field(&p, end);
 	struct nx_kv kv;
+	size_t hint = 0;
 
 	if (!first.p)
 		return -1;
@@ -390,7 +430,7 @@ int nx_parse_numa_vmas_line(const char *line, size_t len,
 		memset(mm, 0, sizeof(*mm));
 		while (nx_kv_next(&p, end, &kv))
 			if (kv.val.p && set_key(mm, &mm->have, mm_keys,
-						sizeof(mm_keys) / sizeof(mm_keys[0]), &kv))
+						sizeof(mm_keys) / sizeof(mm_keys[0]), &kv, &hint))
 				return -1;
 		return (mm->have & MM_HAVE_SEQ) ? 1 : -1;
 	}
@@ -409,7 +449,7 @@ int nx_parse_numa_vmas_line(const char *line, size_t len,
 				return -1;
 			v->have |= NV_HAVE_PIDS;
 		} else if (set_key(v, &v->have, vma_keys,
-				   sizeof(vma_keys) / sizeof(vma_keys[0]), &kv)) {
+				   sizeof(vma_keys) / sizeof(vma_keys[0]), &kv, &hint)) {
 			return -1;
 		}
 	}

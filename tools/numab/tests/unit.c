@@ -47,6 +47,13 @@ static void test_numbers(void)
 	tap(nx_parse_u64(L("18446744073709551615"), 10, &u) == 0 && u == UINT64_MAX,
 	    "u64: max value parses");
 	tap(nx_parse_u64(L("18446744073709551616"), 10, &u) == -1, "u64: overflow rejected");
+	tap(nx_parse_u64(L("99999999999999999999"), 10, &u) == -1 &&
+	    nx_parse_u64(L("184467440737095516150"), 10, &u) == -1,
+	    "u64: 20- and 21-digit overflow rejected");
+	tap(nx_parse_u64(L("0000000000000000000000123"), 10, &u) == 0 && u == 123,
+	    "u64: leading zeros past 19 digits");
+	tap(nx_parse_u64(L("-1"), 10, &u) == -1 && nx_parse_u64(L("1 "), 10, &u) == -1,
+	    "u64: sign and trailing blank rejected");
 	tap(nx_parse_u64(L("0x7f3a40000000"), 16, &u) == 0 && u == 0x7f3a40000000ull,
 	    "u64: hex with 0x prefix");
 	tap(nx_parse_u64("", 0, 10, &u) == -1 && nx_parse_u64(L("12a"), 10, &u) == -1,
