@@ -89,6 +89,7 @@ struct nx_colspec {
 struct nx_table {
 	struct libscols_table *tb;
 	const struct nx_colspec *spec;
+	size_t nspec;		/* entries of spec */
 	int ncols;
 	int ids[NX_MAX_COLS];	/* output column -> spec index */
 	signed char out[NX_MAX_SPEC];	/* spec index -> first output column or -1 */
@@ -107,7 +108,10 @@ void nx_table_size(struct nx_table *t, struct libscols_line *ln, int spec_id,
 		   uint64_t bytes);
 int nx_table_print(struct nx_table *t, FILE *out);
 /* is spec column @spec_id printed? */
-bool nx_table_wants(const struct nx_table *t, int spec_id);
+static inline bool nx_table_wants(const struct nx_table *t, int spec_id)
+{
+	return spec_id >= 0 && spec_id < NX_MAX_SPEC && t->out[spec_id] >= 0;
+}
 /* one line from @cells, indexed by spec column (NULL: no data) */
 void nx_table_row(struct nx_table *t, const char *const *cells);
 /*
@@ -177,8 +181,7 @@ struct nx_vma {
 	bool in_maps, in_numa_maps, in_numab;
 	uint64_t fast_bytes, slow_bytes;
 	struct nx_numab_vma nv;	/* nv.name not valid */
-	const char *verdict;
-	char why[96];
+	const char *verdict;	/* the reason: nx_vma_why() */
 };
 struct nx_vmlist {
 	pid_t pid;
@@ -187,12 +190,15 @@ struct nx_vmlist {
 	struct nx_numab_mm mm;
 	bool have_maps, have_numa_maps, have_numab;
 	unsigned long bad_lines;
+	unsigned int stale;	/* sequences without a scan that strand a VMA */
 	char missing[160];	/* one-line degraded-mode explanation */
 };
 /* returns an exit code; prints the error */
 int nx_vmlist_load(struct nx_vmlist *l, pid_t pid, const struct nx_topo *topo,
 		   unsigned int stale_seqs);
 void nx_vmlist_free(struct nx_vmlist *l);
+/* why @v got its verdict, into @buf */
+void nx_vma_why(const struct nx_vma *v, const struct nx_vmlist *l, char *buf, size_t sz);
 
 /* vmas.c */
 extern const struct nx_colspec nx_vma_cols[];

@@ -50,6 +50,7 @@ int nx_table_init(struct nx_table *t, const char *name,
 {
 	memset(t, 0, sizeof(*t));
 	t->spec = spec;
+	t->nspec = nspec;
 	if (!cols || *cols == '+') {
 		if (parse_columns(t, nspec, defaults))
 			return -1;
@@ -88,11 +89,6 @@ struct libscols_line *nx_table_line(struct nx_table *t)
 static int out_index(const struct nx_table *t, int spec_id)
 {
 	return spec_id >= 0 && spec_id < NX_MAX_SPEC ? t->out[spec_id] : -1;
-}
-
-bool nx_table_wants(const struct nx_table *t, int spec_id)
-{
-	return out_index(t, spec_id) >= 0;
 }
 
 void nx_table_set(struct nx_table *t, struct libscols_line *ln, int spec_id,
@@ -411,7 +407,7 @@ static int emit_chunks(struct nx_table *t, FILE *out, size_t n, size_t chunk,
 	e.line = malloc(len);
 	e.verify = e.line && fast_wanted();
 	for (size_t i = 0; i < n && !r; i++) {
-		memset(cells, 0, sizeof(cells));
+		memset(cells, 0, t->nspec * sizeof(cells[0]));
 		if (fn(priv, i, cells))
 			r = emit_row(&e, cells, chunk);
 	}
@@ -433,7 +429,7 @@ static int emit(struct nx_table *t, FILE *out, size_t n, nx_row_fn fn, void *pri
 		memset(t->width, 0, sizeof(t->width));
 		t->unsafe = false;
 		for (size_t i = 0; i < n && !t->unsafe; i++) {
-			memset(cells, 0, sizeof(cells));
+			memset(cells, 0, t->nspec * sizeof(cells[0]));
 			if (fn(priv, i, cells)) {
 				measure_row(t, cells);
 				rows++;
@@ -443,7 +439,7 @@ static int emit(struct nx_table *t, FILE *out, size_t n, nx_row_fn fn, void *pri
 			return emit_chunks(t, out, n, chunk, fn, priv);
 	}
 	for (size_t i = 0; i < n; i++) {
-		memset(cells, 0, sizeof(cells));
+		memset(cells, 0, t->nspec * sizeof(cells[0]));
 		if (fn(priv, i, cells))
 			nx_table_row(t, cells);
 	}

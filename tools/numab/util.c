@@ -193,7 +193,12 @@ void nx_human_size(uint64_t bytes, char *buf, size_t sz)
 			return;
 		}
 	}
-	if (u == 0)
+	if (u == 0 && sz >= 24) {
+		size_t n = strlen(nx_fmt_u64(buf, bytes));
+
+		buf[n] = 'B';
+		buf[n + 1] = '\0';
+	} else if (u == 0)
 		snprintf(buf, sz, "%lluB", (unsigned long long)bytes);
 	else if (v < 10.0 && v != (double)(uint64_t)v)
 		snprintf(buf, sz, "%.1f%c", v, units[u]);

@@ -53,6 +53,7 @@ struct vma_rows {
 	uint64_t min_size;
 	char num[NCELLS][32];
 	char verdict[48];
+	char why[96];
 };
 
 static const char *null_cell(void)
@@ -149,7 +150,10 @@ static bool vma_cells(void *priv, size_t i, const char **cells)
 	} else {
 		cells[VC_VERDICT] = v->verdict;
 	}
-	cells[VC_WHY] = v->why;
+	if (nx_table_wants(r->t, VC_WHY)) {
+		nx_vma_why(v, r->l, r->why, sizeof(r->why));
+		cells[VC_WHY] = r->why;
+	}
 	return true;
 }
 

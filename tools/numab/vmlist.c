@@ -239,30 +239,36 @@ static bool is_promo_only(const char *reason)
 	return n > k && !strcmp(reason + n - k, "_promo_only");
 }
 
-static void verdict(struct nx_vma *v, const struct nx_vmlist *l, unsigned int stale)
+/* snprintf() into @why if the caller wants the reason (@why not NULL) */
+#define WHY(...) do { if (why) snprintf(why, sz, __VA_ARGS__); } while (0)
+
+/*
+ * The verdict on @v, and into @why (NULL: not wanted; vmas prints it only
+ * in the WHY column) the reason for it.
+ */
+static const char *judge(const struct nx_vma *v, const struct nx_vmlist *l,
+			 char *why, size_t sz)
 {
 	const struct nx_numab_vma *n = &v->nv;
 	bool slow = v->slow_bytes > 0, promo_recent;
+	unsigned int stale = l->stale;
 	uint64_t seqs;
 
-	v->why[0] = '\0';
+	if (why)
+		why[0] = '\0';
 	if (!l->have_numab || !v->in_numab) {
-		v->verdict = "unknown";
-		snprintf(v->why, sizeof(v->why), "%s",
-			 l->have_numab ? "not in numa_vmas" : "no numa_vmas");
-		return;
+		WHY("%s", l->have_numab ? "not in numa_vmas" : "no numa_vmas");
+		return "unknown";
 	}
 	if (strcmp(n->filter, "none") && !is_promo_only(n->filter)) {
-		v->verdict = slow ? "stranded" : "skipped";
-		snprintf(v->why, sizeof(v->why), "filter=%s", n->filter);
-		return;
+		WHY("filter=%s", n->filter);
+		return slow ? "stranded" : "skipped";
 	}
 	if (strcmp(n->state, "ok")) {
 		bool old = (l->mm.have & MM_HAVE_SEQ) && l->mm.scan_seq >= stale;
 
-		v->verdict = slow && old ? "stranded" : "unscanned";
-		snprintf(v->why, sizeof(v->why), "never scanned (state=%s)", n->state);
-		return;
+		WHY("never scanned (state=%s)", n->state);
+		return slow && old ? "stranded" : "unscanned";
 	}
 	seqs = (n->have & NV_HAVE_PREV_SEQ) ? nx_seqs_since(l->mm.scan_seq, n->prev_seq) : 0;
 	/*
@@ -276,16 +282,18 @@ static void verdict(struct nx_vma *v, const struct nx_vmlist *l, unsigned int st
 	else
 		promo_recent = n->promo_scans || is_promo_only(n->last_skip);
 	if (slow && seqs >= stale && !promo_recent) {
-		v->verdict = "stranded";
-		snprintf(v->why, sizeof(v->why), "not scanned for %llu seqs%s%s",
-			 (unsigned long long)seqs,
-			 n->last_skip[0] ? ", last_skip=" : "", n->last_skip);
-		return;
+		WHY("not scanned for %llu seqs%s%s", (unsigned long long)seqs,
+		    n->last_skip[0] ? ", last_skip=" : "", n->last_skip);
+		return "stranded";
 	}
-	v->verdict = "ok";
 	if (is_promo_only(n->filter))
-		snprintf(v->why, sizeof(v->why), "scanned promotion-only (filter=%s)",
-			 n->filter);
+		WHY("scanned promotion-only (filter=%s)", n->filter);
+	return "ok";
+}
+
+void nx_vma_why(const struct nx_vma *v, const struct nx_vmlist *l, char *buf, size_t sz)
+{
+	judge(v, l, buf, sz);
 }
 
 static void loader_free(struct loader *ld)
@@ -383,8 +391,9 @@ int nx_vmlist_load(struct nx_vmlist *l, pid_t pid, const struct nx_topo *topo,
 		return r;
 	}
 	set_missing(l, pid);
+	l->stale = stale_seqs;
 	for (size_t i = 0; i < l->n; i++)
-		verdict(&l->v[i], l, stale_seqs);
+		l->v[i].verdict = judge(&l->v[i], l, NULL, 0);
 	return NX_OK;
 }
 

@@ -213,6 +213,12 @@ static void test_misc(void)
 	tap(!strcmp(buf, "1G"), "human size: 1G");
 	nx_human_size(1258291ull, buf, sizeof(buf));
 	tap(!strcmp(buf, "1.2M"), "human size: 1.2M (%s)", buf);
+	nx_human_size(0, buf, sizeof(buf));
+	tap(!strcmp(buf, "0B"), "human size: 0B (%s)", buf);
+	nx_human_size(1023, buf, sizeof(buf));
+	tap(!strcmp(buf, "1023B"), "human size: 1023B (%s)", buf);
+	nx_human_size(1023, buf, 4);
+	tap(!strcmp(buf, "102"), "human size: truncated to a small buffer (%s)", buf);
 	snprintf(path, sizeof(path), "/tmp/numab-unit-%d", (int)getpid());
 	tap(nx_write_atomic(path, "hello\n", 6) == 0 && nx_read_str(path, buf, sizeof(buf)) == 0 &&
 	    !strcmp(buf, "hello"), "atomic write: content");
@@ -240,6 +246,7 @@ static void test_vmlist(void)
 	struct nx_topo topo;
 	struct nx_vmlist l;
 	const struct nx_vma *v;
+	char why[96] = "";
 	int r;
 
 	use_fixture("patched");
@@ -253,8 +260,15 @@ static void test_vmlist(void)
 	tap(v && !strcmp(v->verdict, "stranded") && v->slow_bytes == 32768ull * 4096,
 	    "vmlist: stale anon VMA on slow tier is stranded");
 	v = find(&l, 0x7f3a4a000000ull);
-	tap(v && !strcmp(v->verdict, "stranded") && strstr(v->why, "shared_ro"),
+	if (v)
+		nx_vma_why(v, &l, why, sizeof(why));
+	tap(v && !strcmp(v->verdict, "stranded") && !strcmp(why, "filter=shared_ro"),
 	    "vmlist: shared_ro-filtered VMA with slow pages is stranded");
+	v = find(&l, 0x7f3a40000000ull);
+	if (v)
+		nx_vma_why(v, &l, why, sizeof(why));
+	tap(v && !strcmp(why, "not scanned for 112 seqs, last_skip=pid_inactive"),
+	    "vmlist: why a stale VMA is stranded (%s)", why);
 	v = find(&l, 0x7f3a4b000000ull);
 	tap(v && !strcmp(v->verdict, "skipped"), "vmlist: filtered VMA without slow pages is skipped");
 	v = find(&l, 0x7f3a00000000ull);
