@@ -280,28 +280,48 @@ static void pin_widths(struct nx_table *t)
  * the last column), right-aligned ones before.  @line holds the widest
  * row (sum of widths + separators + newline).  Returns its length.
  */
+/*
+ * Short runs, so plain loops: a libc call per cell costs more than the
+ * bytes, most under emulation (QEMU TCG runs the testbed).
+ */
+static char *put_blanks(char *p, size_t n)
+{
+	while (n--)
+		*p++ = ' ';
+	return p;
+}
+
+static char *put_cell(char *p, const char *s, size_t *len)
+{
+	const char *b = s;
+
+	while (*s)
+		*p++ = *s++;
+	*len = (size_t)(s - b);
+	return p;
+}
+
 static size_t fast_row(const struct nx_table *t, const char *const *cells, char *line)
 {
 	char *p = line;
 
 	for (int i = 0; i < t->ncols; i++) {
 		const char *s = out_cell(t, cells, i);
-		size_t n = s ? strlen(s) : 0, pad = t->width[i] - n;
-		bool last = i == t->ncols - 1;
+		bool right = t->spec[t->ids[i]].flags & SCOLS_FL_RIGHT;
+		size_t n = 0, w = nx_opt.raw ? 0 : t->width[i];
 
-		if (nx_opt.raw)
-			pad = 0;
-		if (pad && (t->spec[t->ids[i]].flags & SCOLS_FL_RIGHT)) {
-			memset(p, ' ', pad);
-			p += pad;
-			pad = 0;
+		if (right && w) {	/* pad before: the length first */
+			for (const char *q = s; q && *q; q++)
+				n++;
+			p = put_blanks(p, w - n);
+			w = n;
 		}
-		memcpy(p, s ? s : "", n);
-		p += n;
-		if (last)
+		if (s)
+			p = put_cell(p, s, &n);
+		if (i == t->ncols - 1)
 			break;
-		memset(p, ' ', pad);
-		p += pad;
+		if (w > n)
+			p = put_blanks(p, w - n);
 		*p++ = ' ';
 	}
 	*p++ = '\n';

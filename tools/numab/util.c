@@ -171,39 +171,42 @@ int nx_parse_seconds(const char *s, double *sec)
 	return 0;
 }
 
+/*
+ * "%.0f%c" / "%.1f%c" of @bytes in the largest unit it reaches (B, K, ...
+ * E).  Below 2^53 the unit and a whole number of units are found with
+ * integers (pages are whole Ks): floating point only for fractions.
+ */
 void nx_human_size(uint64_t bytes, char *buf, size_t sz)
 {
 	static const char units[] = "BKMGTPE";
 	double v = (double)bytes;
 	int u = 0;
 
-	while (v >= 1024.0 && u < 6) {
-		v /= 1024.0;
-		u++;
-	}
-	/* a whole number of units (pages are): "%.0f" is the integer */
-	if (u > 0 && bytes < (1ull << 53) && !(bytes & ((1ull << (10 * u)) - 1))) {
-		char num[24];
-		size_t n = strlen(nx_fmt_u64(num, bytes >> (10 * u)));
-
-		if (n + 2 <= sz) {
-			memcpy(buf, num, n);
-			buf[n] = units[u];
-			buf[n + 1] = '\0';
-			return;
+	if (bytes < (1ull << 53)) {
+		while (u < 6 && bytes >> (10 * (u + 1)))
+			u++;
+		v = (double)bytes / (double)(1ull << (10 * u));
+	} else {
+		while (v >= 1024.0 && u < 6) {
+			v /= 1024.0;
+			u++;
 		}
 	}
-	if (u == 0 && sz >= 24) {
-		size_t n = strlen(nx_fmt_u64(buf, bytes));
+	/* a whole number of units: "%.0f" is the integer */
+	if (bytes < (1ull << 53) && !(bytes & ((1ull << (10 * u)) - 1)) && sz >= 24) {
+		char *p = nx_fmt_u64(buf, bytes >> (10 * u));
 
-		buf[n] = 'B';
-		buf[n + 1] = '\0';
-	} else if (u == 0)
+		while (*p)
+			p++;
+		p[0] = units[u];
+		p[1] = '\0';
+	} else if (u == 0) {
 		snprintf(buf, sz, "%lluB", (unsigned long long)bytes);
-	else if (v < 10.0 && v != (double)(uint64_t)v)
+	} else if (v < 10.0 && v != (double)(uint64_t)v) {
 		snprintf(buf, sz, "%.1f%c", v, units[u]);
-	else
+	} else {
 		snprintf(buf, sz, "%.0f%c", v, units[u]);
+	}
 }
 
 int nx_write_atomic(const char *path, const char *data, size_t len)

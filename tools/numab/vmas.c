@@ -102,8 +102,12 @@ static void cells_maps(struct vma_rows *r, const char **cells, const struct nx_v
 	if (v->in_numa_maps) {
 		cells[VC_FAST] = nx_fmt_size(r->num[VC_FAST], v->fast_bytes);
 		cells[VC_SLOW] = nx_fmt_size(r->num[VC_SLOW], v->slow_bytes);
-		cells[VC_SLOWPCT] = nx_fmt_pct(r->num[VC_SLOWPCT], res ?
-				100.0 * (double)v->slow_bytes / (double)res : 0.0);
+		/* all on one tier is the common case: no floating point */
+		if (!v->slow_bytes || v->slow_bytes == res)
+			cells[VC_SLOWPCT] = v->slow_bytes ? "100.0" : "0.0";
+		else
+			cells[VC_SLOWPCT] = nx_fmt_pct(r->num[VC_SLOWPCT],
+					100.0 * (double)v->slow_bytes / (double)res);
 	} else {
 		cells[VC_FAST] = cells[VC_SLOW] = cells[VC_SLOWPCT] = null_cell();
 	}
