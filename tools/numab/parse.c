@@ -416,8 +416,8 @@ static int parse_pids(struct nx_span v, uint64_t pids[2])
 	       nx_parse_u64(comma + 1, v.n - (size_t)(comma - v.p) - 1, 16, &pids[1]) ? -1 : 0;
 }
 
-int nx_parse_numa_vmas_line(const char *line, size_t len,
-			    struct nx_numab_mm *mm, struct nx_numab_vma *v)
+int nx_parse_numa_vmas_general(const char *line, size_t len,
+			       struct nx_numab_mm *mm, struct nx_numab_vma *v)
 {
 	const char *p = line, *end = line + len;
 	struct nx_span first = next_field(&p, end);
@@ -456,6 +456,139 @@ int nx_parse_numa_vmas_line(const char *line, size_t len,
 	/* filter= and state= are mandatory in every VMA line */
 	return (v->have & (NV_HAVE_FILTER | NV_HAVE_STATE)) ==
 	       (NV_HAVE_FILTER | NV_HAVE_STATE) ? 0 : -1;
+}
+
+/*
+ * Fast path for a VMA line exactly as the kernel prints it: the keys in
+ * vma_keys[] order (pids after promo_seq), one blank between fields, a
+ * name last.  Each key is compared as a literal where it must be and
+ * each value parsed where it stands, instead of tokenizing the line and
+ * looking every key up.  Returns false, with *v unspecified, for any
+ * other line: nx_parse_numa_vmas_general() then decides (fuzz/ checks
+ * that both agree whenever this one succeeds).
+ */
+struct cursor {
+	const char *p, *end;
+};
+
+/* "key=" literal at the cursor, then the value up to the next blank */
+static bool field(struct cursor *c, const char *key, size_t n, struct nx_span *val)
+{
+	const char *p = c->p, *q;
+
+	if ((size_t)(c->end - p) < n)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (p[i] != key[i])
+			return false;
+	q = p + n;
+	while (q < c->end && kv_class[(unsigned char)*q] == KV_WORD)
+		q++;
+	if (q < c->end && *q != ' ')
+		return false;
+	val->p = p + n;
+	val->n = (size_t)(q - val->p);
+	c->p = q < c->end ? q + 1 : q;
+	return true;
+}
+
+#define FIELD(c, lit, val) field((c), lit "=", sizeof(lit), (val))
+
+static bool fast_key(struct cursor *c, struct nx_numab_vma *v, const struct key_desc *k)
+{
+	char key[24];
+	struct nx_span val;
+	uint64_t u;
+	int64_t sv;
+
+	if (k->len + 1 > sizeof(key))
+		return false;
+	memcpy(key, k->name, k->len);
+	key[k->len] = '=';
+	if (!field(c, key, k->len + 1, &val))
+		return false;
+	if (k->type == KT_S64) {
+		if (nx_parse_s64(val.p, val.n, &sv))
+			return false;
+		memcpy((char *)v + k->off, &sv, sizeof(sv));
+	} else if (k->type == KT_U64) {
+		if (nx_parse_u64(val.p, val.n, 10, &u))
+			return false;
+		memcpy((char *)v + k->off, &u, sizeof(u));
+	} else {
+		copy_word((char *)v + k->off, k->size, val);
+	}
+	v->have |= k->bit;
+	return true;
+}
+
+/* the trailing name: anon, heap, stack or file=PATH, and nothing after it */
+static bool fast_name(struct cursor *c, struct nx_numab_vma *v)
+{
+	const char *q = c->p;
+	struct nx_span w;
+
+	while (q < c->end && kv_class[(unsigned char)*q] != KV_BLANK)
+		q++;
+	w.p = c->p;
+	w.n = (size_t)(q - c->p);
+	while (q < c->end && kv_class[(unsigned char)*q] == KV_BLANK)
+		q++;
+	if (q != c->end)
+		return false;
+	if (SPAN_IS(w, "anon") || SPAN_IS(w, "heap") || SPAN_IS(w, "stack")) {
+		v->name = w;
+		return true;
+	}
+	if (w.n > 5 && !memcmp(w.p, "file=", 5) && !memchr(w.p + 5, '=', w.n - 5)) {
+		v->name.p = w.p + 5;
+		v->name.n = w.n - 5;
+		return true;
+	}
+	return false;
+}
+
+static bool numa_vmas_fast(struct cursor *c, struct nx_numab_vma *v)
+{
+	const size_t nkeys = sizeof(vma_keys) / sizeof(vma_keys[0]);
+	struct nx_span val;
+	size_t i;
+
+	if (!fast_key(c, v, &vma_keys[0]) || !fast_key(c, v, &vma_keys[1]))
+		return false;	/* filter=, state= */
+	if (!strcmp(v->state, "ok")) {
+		for (i = 2; i < nkeys; i++) {
+			if (vma_keys[i].bit == NV_HAVE_PID_RESET) {
+				if (!FIELD(c, "pids", &val) || parse_pids(val, v->pids))
+					return false;
+				v->have |= NV_HAVE_PIDS;
+			}
+			if (!fast_key(c, v, &vma_keys[i]))
+				return false;
+		}
+	}
+	return fast_name(c, v);
+}
+
+int nx_parse_numa_vmas_fast(const char *line, size_t len, struct nx_numab_vma *v)
+{
+	const char *p = line, *end = line + len;
+	struct nx_span first = next_field(&p, end);
+	struct cursor c = { p + 1, end };
+
+	if (!first.p || SPAN_IS(first, "mm") || p >= end || *p != ' ')
+		return -1;
+	memset(v, 0, sizeof(*v));
+	return !nx_parse_range(first.p, first.n, &v->start, &v->end) &&
+	       numa_vmas_fast(&c, v) ? 0 : -1;
+}
+
+int nx_parse_numa_vmas_line(const char *line, size_t len,
+			    struct nx_numab_mm *mm, struct nx_numab_vma *v)
+{
+	if (!nx_parse_numa_vmas_fast(line, len, v))
+		return 0;
+	return nx_parse_numa_vmas_general(line, len, mm, v);
 }
 
 int nx_parse_vmstat_line(const char *line, size_t len,

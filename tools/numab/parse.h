@@ -112,6 +112,14 @@ struct nx_numab_vma {
 /* returns 1 for the "mm ..." header line, 0 for a VMA line, -1 malformed */
 int nx_parse_numa_vmas_line(const char *line, size_t len,
 			    struct nx_numab_mm *mm, struct nx_numab_vma *v);
+/*
+ * Its two halves: a fast path for a VMA line in the kernel's exact layout
+ * (0, or -1 for any other line) and the general parser; where the fast
+ * path succeeds both give the same result (fuzz/ checks).
+ */
+int nx_parse_numa_vmas_fast(const char *line, size_t len, struct nx_numab_vma *v);
+int nx_parse_numa_vmas_general(const char *line, size_t len,
+			       struct nx_numab_mm *mm, struct nx_numab_vma *v);
 
 /* "key value" (vmstat) and "Node 0 Key:   123 kB" (node meminfo) */
 int nx_parse_vmstat_line(const char *line, size_t len,

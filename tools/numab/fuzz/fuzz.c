@@ -28,7 +28,16 @@ static void one_line(const char *p, size_t n)
 
 	(void)slow; (void)k; (void)v; (void)x; (void)a; (void)b; (void)buf;
 #if defined(FUZZ_numa_vmas)
-	if (nx_parse_numa_vmas_line(p, n, &u.nv.mm, &u.nv.v) == 0 && u.nv.v.name.p)
+	/* the fast path must agree with the general parser */
+	struct nx_numab_mm mm2;
+	struct nx_numab_vma v2;
+	int r1 = nx_parse_numa_vmas_line(p, n, &u.nv.mm, &u.nv.v);
+	int r2 = nx_parse_numa_vmas_general(p, n, &mm2, &v2);
+
+	if (r1 != r2 || (r1 == 0 && memcmp(&u.nv.v, &v2, sizeof(v2))) ||
+	    (r1 == 1 && memcmp(&u.nv.mm, &mm2, sizeof(mm2))))
+		abort();
+	if (r1 == 0 && u.nv.v.name.p)
 		nx_unescape(u.nv.v.name, buf, sizeof(buf));
 #elif defined(FUZZ_numa_maps)
 	nx_parse_numa_maps_line(p, n, &slow, &u.nm);

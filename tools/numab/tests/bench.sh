@@ -17,7 +17,7 @@ awk -v n="$N" -v p="$P" 'BEGIN {
 		s = sprintf("7f00%08x", i * 12288); e = sprintf("7f00%08x", i * 12288 + 8192)
 		printf "%s-%s rw-p 00000000 00:00 0 \n", s, e > (p "/maps")
 		printf "%s default anon=2 dirty=2 N0=1 N1=1 kernelpagesize_kB=4\n", s > (p "/numa_maps")
-		printf "%s-%s filter=none state=ok start_seq=2 prev_seq=%d pids=0x1,0x0 pid_reset_ms=1200 next_scan_ms=-9000 promo_only=0 scans=37 promo_scans=4 pte_updates=2 skip_delay=1 skip_seq=3 skip_pid=0 last_skip=seq_completed anon\n", s, e, 400 + i % 12 > (p "/numa_vmas")
+		printf "%s-%s filter=none state=ok start_seq=2 prev_seq=%d promo_seq=3 pids=0x1,0x0 pid_reset_ms=1200 next_scan_ms=-9000 promo_only=0 scans=37 promo_scans=4 pte_updates=2 skip_delay=1 skip_seq=3 skip_pid=0 last_skip=seq_completed anon\n", s, e, 400 + i % 12 > (p "/numa_vmas")
 	}
 }'
 now() { date +%s.%N; }

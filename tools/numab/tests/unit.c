@@ -120,6 +120,48 @@ static void test_numa_maps(void)
 	    "numa_maps: truncated and garbage lines rejected");
 }
 
+/* the fast path for the kernel's layout parses what the general parser does */
+static void same_as_general(void)
+{
+	static const char *const lines[] = {
+		"55d0c2000000-55d0c2021000 filter=none state=ok start_seq=1 prev_seq=411 promo_seq=0 pids=0x1,0x0 pid_reset_ms=1200 next_scan_ms=-9000 promo_only=0 scans=40 promo_scans=0 pte_updates=33 skip_delay=1 skip_seq=2 skip_pid=0 last_skip=seq_completed heap",
+		"7f3a00000000-7f3a40000000 filter=none state=ok start_seq=2 prev_seq=411 promo_seq=402 pids=0x1,0x0 pid_reset_ms=1200 next_scan_ms=-9000 promo_only=0 scans=37 promo_scans=4 pte_updates=131072 skip_delay=1 skip_seq=3 skip_pid=0 last_skip=seq_completed file=/memfd:big\\040(deleted)",
+		"55d0c0a00000-55d0c0a21000 filter=shared_ro state=none file=/usr/bin/tiered-bench",
+		"7f3a4a000000-7f3a4a021000 filter=unsuitable state=none anon",
+		"7f3a4a000000-7f3a4a021000 filter=unsuitable state=none stack  ",
+		/* each below leaves the fast path somewhere */
+		"7f3a4a000000-7f3a4a021000 filter=unsuitable state=none anon extra",
+		"7f3a4a000000-7f3a4a021000  filter=none state=none anon",
+		"7f3a4a000000-7f3a4a021000 filter=none state=ok start_seq=1 prev_seq=2 pids=0x1,0x0 anon",
+		"7f3a4a000000-7f3a4a021000 filter=none state=ok start_seq=1 prev_seq=2 promo_seq=3 pids=0x1,0x0 pid_reset_ms=1 next_scan_ms=2 promo_only=0 scans=1 promo_scans=0 pte_updates=0 skip_delay=0 skip_seq=0 skip_pid=0 last_skip=none file=a=b",
+		"7f3a4a000000-7f3a4a021000 filter=none state=ok start_seq=-1 prev_seq=x promo_seq=3 anon",
+		"7f3a4a000000-7f3a4a021000 filter=a=b state=none anon",
+		"7f3a4a000000-7f3a4a021000 filter=none\tstate=none anon",
+		"7f3a4a000000-7f3a4a021000 filter=none state=none file=",
+		"7f3a4a000000-7f3a4a021000 filter=none state=none",
+		"7f3a4a000000-7f3a4a021000 filter=none state=none anon file=/x",
+	};
+	const size_t nfast = 5;
+	int bad = 0;
+
+	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+		struct nx_numab_mm m1, m2;
+		struct nx_numab_vma v1, v2;
+		int fast = nx_parse_numa_vmas_fast(L(lines[i]), &v1);
+		int r1 = nx_parse_numa_vmas_line(L(lines[i]), &m1, &v1);
+		int r2 = nx_parse_numa_vmas_general(L(lines[i]), &m2, &v2);
+
+		if (r1 != r2 || (r1 == 0 && memcmp(&v1, &v2, sizeof(v1))) ||
+		    (fast == 0) != (i < nfast)) {
+			printf("# fast %d, differs or fast path %s: %s\n", fast,
+			       i < nfast ? "not taken" : "taken", lines[i]);
+			bad++;
+		}
+	}
+	tap(!bad, "numa_vmas: the fast path takes the kernel's layout only, "
+	    "and agrees with the general parser on %zu lines", sizeof(lines) / sizeof(lines[0]));
+}
+
 static void test_numa_vmas(void)
 {
 	struct nx_numab_mm mm;
@@ -153,6 +195,7 @@ static void test_numa_vmas(void)
 	    "numa_vmas: prev_seq=-1 (a VMA first seen in sequence 0) parses");
 	tap(nx_parse_numa_vmas_line(L("7f00-7f10 filter=averyveryverylongfilternamethatdoesnotfitin32 state=ok"), &mm, &v) == 0 &&
 	    strlen(v.filter) == sizeof(v.filter) - 1, "numa_vmas: long strings truncated safely");
+	same_as_general();
 }
 
 static void test_small_parsers(void)
