@@ -494,29 +494,67 @@ static bool field(struct cursor *c, const char *key, size_t n, struct nx_span *v
 
 #define FIELD(c, lit, val) field((c), lit "=", sizeof(lit), (val))
 
+/*
+ * A decimal value in place, as nx_parse_s64()/nx_parse_u64() would take
+ * it (@sign: a leading '-' allowed), ending at a blank or the line's end.
+ */
+static bool fast_dec(struct cursor *c, bool sign, uint64_t *out, bool *neg)
+{
+	const char *p = c->p, *b;
+	uint64_t v = 0;
+
+	*neg = sign && p < c->end && *p == '-';
+	p += *neg;
+	for (b = p; p < c->end && *p != ' '; p++) {
+		unsigned int d = (unsigned int)(unsigned char)*p - '0';
+
+		if (d > 9 || (p - b >= 19 && v > (UINT64_MAX - d) / 10))
+			return false;
+		v = v * 10 + d;
+	}
+	if (p == b || (*neg && v > (uint64_t)INT64_MAX + 1) ||
+	    (sign && !*neg && v > (uint64_t)INT64_MAX))
+		return false;
+	*out = v;
+	c->p = p < c->end ? p + 1 : p;
+	return true;
+}
+
 static bool fast_key(struct cursor *c, struct nx_numab_vma *v, const struct key_desc *k)
 {
-	char key[24];
+	const char *p = c->p;
+	char *dst = (char *)v + k->off;
 	struct nx_span val;
 	uint64_t u;
-	int64_t sv;
+	bool neg;
 
-	if (k->len + 1 > sizeof(key))
+	if ((size_t)(c->end - p) <= k->len || p[k->len] != '=')
 		return false;
-	memcpy(key, k->name, k->len);
-	key[k->len] = '=';
-	if (!field(c, key, k->len + 1, &val))
-		return false;
-	if (k->type == KT_S64) {
-		if (nx_parse_s64(val.p, val.n, &sv))
+	for (size_t i = 0; i < k->len; i++)
+		if (p[i] != k->name[i])
 			return false;
-		memcpy((char *)v + k->off, &sv, sizeof(sv));
-	} else if (k->type == KT_U64) {
-		if (nx_parse_u64(val.p, val.n, 10, &u))
+	c->p = p + k->len + 1;
+	if (k->type == KT_S64 || k->type == KT_U64) {
+		if (!fast_dec(c, k->type == KT_S64, &u, &neg))
 			return false;
-		memcpy((char *)v + k->off, &u, sizeof(u));
+		if (neg)
+			u = 0 - u;
+		memcpy(dst, &u, sizeof(u));	/* two's complement for S64 */
 	} else {
-		copy_word((char *)v + k->off, k->size, val);
+		const char *q = c->p;
+		size_t n;
+
+		while (q < c->end && kv_class[(unsigned char)*q] == KV_WORD)
+			q++;
+		if (q < c->end && *q != ' ')
+			return false;
+		val.p = c->p;
+		val.n = (size_t)(q - c->p);
+		n = val.n < k->size - 1 ? val.n : k->size - 1;
+		for (size_t i = 0; i < n; i++)
+			dst[i] = val.p[i];
+		dst[n] = '\0';
+		c->p = q < c->end ? q + 1 : q;
 	}
 	v->have |= k->bit;
 	return true;

@@ -23,6 +23,7 @@ struct loader {
 	size_t nnm, cap_nm, cap_v;
 	bool append;		/* maps had no VMA: numa_vmas provides the rows */
 	bool nv_sorted;		/* numa_vmas lines came in address order */
+	size_t pos;		/* find_start(): the row of the last line */
 	uint64_t nv_last;
 	unsigned long bad, first_bad;
 };
@@ -43,16 +44,27 @@ static int grow(void **arr, size_t *cap, size_t n, size_t elem)
 	return 0;
 }
 
+/* one shared copy of the name most VMAs have (numa_vmas "anon") */
+static char anon_name[] = "anon";
+
 static char *span_dup(struct nx_span s)
 {
 	char *buf;
 
 	if (!s.p || !s.n)
 		return NULL;
+	if (s.n == 4 && !memcmp(s.p, "anon", 4))
+		return anon_name;
 	buf = malloc(s.n + 1);
 	if (buf)
 		nx_unescape(s, buf, s.n + 1);
 	return buf;
+}
+
+static void name_free(char *name)
+{
+	if (name != anon_name)
+		free(name);
 }
 
 static void bad_line(struct loader *ld, unsigned long no)
@@ -124,6 +136,24 @@ static size_t lower_bound(const struct nx_vmlist *l, uint64_t start)
 	return lo;
 }
 
+/*
+ * lower_bound() for numa_vmas lines in address order, the kernel's: walk
+ * on from the last line's row, and search only when a line goes back.
+ */
+static size_t find_start(struct loader *ld, uint64_t start)
+{
+	const struct nx_vmlist *l = ld->l;
+	size_t i = ld->pos;
+
+	if (i > l->n || (i > 0 && l->v[i - 1].start >= start))
+		i = lower_bound(l, start);
+	else
+		while (i < l->n && l->v[i].start < start)
+			i++;
+	ld->pos = i;
+	return i;
+}
+
 /* numa_vmas VMA line: into the rows of maps, or a new row without maps */
 static int add_numab(struct loader *ld, const struct nx_numab_vma *nv)
 {
@@ -131,7 +161,7 @@ static int add_numab(struct loader *ld, const struct nx_numab_vma *nv)
 	struct nx_vma *v;
 
 	if (!ld->append) {
-		for (size_t i = lower_bound(l, nv->start);
+		for (size_t i = find_start(ld, nv->start);
 		     i < l->n && l->v[i].start == nv->start; i++) {
 			v = &l->v[i];
 			if (v->in_numab)
@@ -299,7 +329,7 @@ void nx_vma_why(const struct nx_vma *v, const struct nx_vmlist *l, char *buf, si
 static void loader_free(struct loader *ld)
 {
 	for (size_t i = 0; i < ld->nnm; i++)
-		free(ld->nm[i].name);
+		name_free(ld->nm[i].name);
 	free(ld->nm);
 	ld->nm = NULL;
 	ld->nnm = 0;
@@ -400,7 +430,7 @@ int nx_vmlist_load(struct nx_vmlist *l, pid_t pid, const struct nx_topo *topo,
 void nx_vmlist_free(struct nx_vmlist *l)
 {
 	for (size_t i = 0; i < l->n; i++)
-		free(l->v[i].name);
+		name_free(l->v[i].name);
 	free(l->v);
 	l->v = NULL;
 	l->n = 0;
