@@ -116,14 +116,24 @@ void nx_table_size(struct nx_table *t, struct libscols_line *ln, int spec_id,
 	nx_table_set(t, ln, spec_id, "%s", nx_fmt_size(buf, bytes));
 }
 
+/*
+ * Digits in 32 bits once the value fits: a 64-bit division by 10 is a
+ * 64x64->128 multiply, which QEMU TCG (the testbed) emulates slowly.
+ */
 char *nx_fmt_u64(char *buf, uint64_t v)
 {
 	char tmp[24];
 	size_t n = 0, i = 0;
+	uint32_t w;
 
-	do
+	while (v > UINT32_MAX) {
 		tmp[n++] = (char)('0' + v % 10);
-	while ((v /= 10));
+		v /= 10;
+	}
+	w = (uint32_t)v;
+	do
+		tmp[n++] = (char)('0' + w % 10);
+	while ((w /= 10));
 	while (n)
 		buf[i++] = tmp[--n];
 	buf[i] = '\0';
@@ -331,9 +341,10 @@ static size_t fast_row(const struct nx_table *t, const char *const *cells, char 
 struct emit {
 	struct nx_table *t;
 	FILE *out;
-	nx_row_fn fn;
-	void *priv;
 	char *line;		/* fast_row() output */
+	size_t linecap;		/* the widest row */
+	char *batch;		/* rows after the first chunk, written 64K at a time */
+	size_t nbatch, capbatch;
 	char *fast;		/* the first chunk laid out by fast_row() */
 	size_t nfast, capfast;
 	size_t pending, fast_rows;
@@ -390,14 +401,20 @@ static int keep_fast(struct emit *e, size_t n)
 	return 0;
 }
 
+static int flush_batch(struct emit *e)
+{
+	size_t n = e->nbatch;
+
+	e->nbatch = 0;
+	return fwrite(e->batch, 1, n, e->out) == n ? 0 : -1;
+}
+
 static int emit_row(struct emit *e, const char *const *cells, size_t chunk)
 {
-	size_t n;
-
 	if (e->fast_ok) {
-		n = fast_row(e->t, cells, e->line);
+		e->nbatch += fast_row(e->t, cells, e->batch + e->nbatch);
 		e->fast_rows++;
-		return fwrite(e->line, 1, n, e->out) == n ? 0 : -1;
+		return e->nbatch + e->linecap > e->capbatch ? flush_batch(e) : 0;
 	}
 	nx_table_row(e->t, cells);
 	if (e->verify && keep_fast(e, fast_row(e->t, cells, e->line)))
@@ -417,15 +434,16 @@ static int emit_chunks(struct nx_table *t, FILE *out, size_t n, size_t chunk,
 		       nx_row_fn fn, void *priv)
 {
 	const char *cells[NX_MAX_SPEC];
-	struct emit e = { .t = t, .out = out, .fn = fn, .priv = priv };
-	size_t len = 2;
+	struct emit e = { .t = t, .out = out, .linecap = 2 };
 	int r = 0;
 
 	pin_widths(t);
 	for (int i = 0; i < t->ncols; i++)
-		len += t->width[i] + 1;
-	e.line = malloc(len);
-	e.verify = e.line && fast_wanted();
+		e.linecap += t->width[i] + 1;
+	e.capbatch = e.linecap > 1 << 15 ? 2 * e.linecap : 1 << 16;
+	e.line = malloc(e.linecap);
+	e.batch = malloc(e.capbatch);
+	e.verify = e.line && e.batch && fast_wanted();
 	for (size_t i = 0; i < n && !r; i++) {
 		memset(cells, 0, t->nspec * sizeof(cells[0]));
 		if (fn(priv, i, cells))
@@ -433,8 +451,11 @@ static int emit_chunks(struct nx_table *t, FILE *out, size_t n, size_t chunk,
 	}
 	if (e.pending && !r)
 		r = flush_chunk(&e);
+	if (e.nbatch && !r)
+		r = flush_batch(&e);
 	t->fast_rows = e.fast_rows;
 	free(e.fast);
+	free(e.batch);
 	free(e.line);
 	return r;
 }

@@ -107,6 +107,17 @@ int nx_parse_u64(const char *s, size_t n, int base, uint64_t *out)
 		return -1;
 	if (base == 10)
 		return parse_dec(s, n, out);
+	if (base == 16) {	/* shifts: no overflow-checked multiply */
+		for (; i < n; i++) {
+			int d = digit_val(s[i]);
+
+			if (d >= 16 || v >> 60)
+				return -1;
+			v = v << 4 | (uint64_t)d;
+		}
+		*out = v;
+		return 0;
+	}
 	for (; i < n; i++) {
 		int d = digit_val(s[i]);
 
@@ -520,20 +531,59 @@ static bool fast_dec(struct cursor *c, bool sign, uint64_t *out, bool *neg)
 	return true;
 }
 
-static bool fast_key(struct cursor *c, struct nx_numab_vma *v, const struct key_desc *k)
+#define NVMA_KEYS (sizeof(vma_keys) / sizeof(vma_keys[0]))
+
+/* each "key=" of vma_keys[] (at most 16 bytes) as two words and a mask */
+static struct {
+	uint64_t w[2], m[2];
+} key_words[NVMA_KEYS];
+static bool key_words_ready;
+
+static void make_key_words(void)
 {
-	const char *p = c->p;
+	for (size_t i = 0; i < NVMA_KEYS; i++) {
+		char w[16] = { 0 }, m[16] = { 0 };
+		size_t n = vma_keys[i].len;
+
+		memcpy(w, vma_keys[i].name, n < 15 ? n : 15);
+		w[n < 15 ? n : 15] = '=';
+		memset(m, 0xff, n < 15 ? n + 1 : 16);
+		memcpy(key_words[i].w, w, sizeof(w));
+		memcpy(key_words[i].m, m, sizeof(m));
+	}
+	key_words_ready = true;
+}
+
+/* "key=" of vma_keys[@i] at @p: two word compares where 16 bytes remain */
+static bool key_at(const char *p, const char *end, size_t i)
+{
+	const struct key_desc *k = &vma_keys[i];
+	uint64_t a[2];
+
+	if ((size_t)(end - p) <= k->len || k->len > 15)
+		return false;
+	if ((size_t)(end - p) < sizeof(a)) {
+		for (size_t j = 0; j < k->len; j++)
+			if (p[j] != k->name[j])
+				return false;
+		return p[k->len] == '=';
+	}
+	memcpy(a, p, sizeof(a));
+	return !(((a[0] ^ key_words[i].w[0]) & key_words[i].m[0]) |
+		 ((a[1] ^ key_words[i].w[1]) & key_words[i].m[1]));
+}
+
+static bool fast_key(struct cursor *c, struct nx_numab_vma *v, size_t i)
+{
+	const struct key_desc *k = &vma_keys[i];
 	char *dst = (char *)v + k->off;
 	struct nx_span val;
 	uint64_t u;
 	bool neg;
 
-	if ((size_t)(c->end - p) <= k->len || p[k->len] != '=')
+	if (!key_at(c->p, c->end, i))
 		return false;
-	for (size_t i = 0; i < k->len; i++)
-		if (p[i] != k->name[i])
-			return false;
-	c->p = p + k->len + 1;
+	c->p += k->len + 1;
 	if (k->type == KT_S64 || k->type == KT_U64) {
 		if (!fast_dec(c, k->type == KT_S64, &u, &neg))
 			return false;
@@ -588,20 +638,20 @@ static bool fast_name(struct cursor *c, struct nx_numab_vma *v)
 
 static bool numa_vmas_fast(struct cursor *c, struct nx_numab_vma *v)
 {
-	const size_t nkeys = sizeof(vma_keys) / sizeof(vma_keys[0]);
 	struct nx_span val;
-	size_t i;
 
-	if (!fast_key(c, v, &vma_keys[0]) || !fast_key(c, v, &vma_keys[1]))
+	if (!key_words_ready)
+		make_key_words();
+	if (!fast_key(c, v, 0) || !fast_key(c, v, 1))
 		return false;	/* filter=, state= */
 	if (!strcmp(v->state, "ok")) {
-		for (i = 2; i < nkeys; i++) {
+		for (size_t i = 2; i < NVMA_KEYS; i++) {
 			if (vma_keys[i].bit == NV_HAVE_PID_RESET) {
 				if (!FIELD(c, "pids", &val) || parse_pids(val, v->pids))
 					return false;
 				v->have |= NV_HAVE_PIDS;
 			}
-			if (!fast_key(c, v, &vma_keys[i]))
+			if (!fast_key(c, v, i))
 				return false;
 		}
 	}

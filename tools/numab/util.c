@@ -179,14 +179,14 @@ int nx_parse_seconds(const char *s, double *sec)
 void nx_human_size(uint64_t bytes, char *buf, size_t sz)
 {
 	static const char units[] = "BKMGTPE";
-	double v = (double)bytes;
+	double v;
 	int u = 0;
 
 	if (bytes < (1ull << 53)) {
 		while (u < 6 && bytes >> (10 * (u + 1)))
 			u++;
-		v = (double)bytes / (double)(1ull << (10 * u));
 	} else {
+		v = (double)bytes;
 		while (v >= 1024.0 && u < 6) {
 			v /= 1024.0;
 			u++;
@@ -200,7 +200,11 @@ void nx_human_size(uint64_t bytes, char *buf, size_t sz)
 			p++;
 		p[0] = units[u];
 		p[1] = '\0';
-	} else if (u == 0) {
+		return;
+	}
+	if (bytes < (1ull << 53))
+		v = (double)bytes / (double)(1ull << (10 * u));
+	if (u == 0) {
 		snprintf(buf, sz, "%lluB", (unsigned long long)bytes);
 	} else if (v < 10.0 && v != (double)(uint64_t)v) {
 		snprintf(buf, sz, "%.1f%c", v, units[u]);

@@ -56,6 +56,20 @@ static void test_numbers(void)
 	    "u64: sign and trailing blank rejected");
 	tap(nx_parse_u64(L("0x7f3a40000000"), 16, &u) == 0 && u == 0x7f3a40000000ull,
 	    "u64: hex with 0x prefix");
+	tap(nx_parse_u64(L("ffffffffffffffff"), 16, &u) == 0 && u == UINT64_MAX &&
+	    nx_parse_u64(L("10000000000000000"), 16, &u) == -1 &&
+	    nx_parse_u64(L("0000000000000000001F"), 16, &u) == 0 && u == 31 &&
+	    nx_parse_u64(L("fg"), 16, &u) == -1,
+	    "u64: hex max, overflow, leading zeros, bad digit");
+	{
+		char b[24];
+
+		tap(!strcmp(nx_fmt_u64(b, UINT64_MAX), "18446744073709551615") &&
+		    !strcmp(nx_fmt_u64(b, 4294967296ull), "4294967296") &&
+		    !strcmp(nx_fmt_u64(b, 4294967295ull), "4294967295") &&
+		    !strcmp(nx_fmt_u64(b, 0), "0"),
+		    "fmt u64: 0, 2^32 - 1, 2^32, max");
+	}
 	tap(nx_parse_u64("", 0, 10, &u) == -1 && nx_parse_u64(L("12a"), 10, &u) == -1,
 	    "u64: empty and garbage rejected");
 	tap(nx_parse_s64(L("-9000"), &s) == 0 && s == -9000, "s64: negative value");
@@ -129,6 +143,7 @@ static void same_as_general(void)
 		"55d0c0a00000-55d0c0a21000 filter=shared_ro state=none file=/usr/bin/tiered-bench",
 		"7f3a4a000000-7f3a4a021000 filter=unsuitable state=none anon",
 		"7f3a4a000000-7f3a4a021000 filter=unsuitable state=none stack  ",
+		"7f3a4a000000-7f3a4a021000 filter=none state=ok start_seq=1 prev_seq=2 promo_seq=3 pids=0x1,0x0 pid_reset_ms=1 next_scan_ms=2 promo_only=0 scans=1 promo_scans=0 pte_updates=0 skip_delay=0 skip_seq=0 skip_pid=0 last_skip= anon",
 		/* each below leaves the fast path somewhere */
 		"7f3a4a000000-7f3a4a021000 filter=unsuitable state=none anon extra",
 		"7f3a4a000000-7f3a4a021000  filter=none state=none anon",
@@ -141,7 +156,7 @@ static void same_as_general(void)
 		"7f3a4a000000-7f3a4a021000 filter=none state=none",
 		"7f3a4a000000-7f3a4a021000 filter=none state=none anon file=/x",
 	};
-	const size_t nfast = 5;
+	const size_t nfast = 6;
 	int bad = 0;
 
 	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
