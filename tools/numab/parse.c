@@ -67,15 +67,20 @@ bool nx_kv_next(const char **pos, const char *end, struct nx_kv *kv)
 	return true;
 }
 
+/* a digit's value, 99 for anything else: one lookup, no branches */
+#define D10(c, v) [c] = (v) + 1
+static const unsigned char digit_tab[256] = {
+	D10('0', 0), D10('1', 1), D10('2', 2), D10('3', 3), D10('4', 4),
+	D10('5', 5), D10('6', 6), D10('7', 7), D10('8', 8), D10('9', 9),
+	D10('a', 10), D10('b', 11), D10('c', 12), D10('d', 13), D10('e', 14), D10('f', 15),
+	D10('A', 10), D10('B', 11), D10('C', 12), D10('D', 13), D10('E', 14), D10('F', 15),
+};
+
 static int digit_val(char c)
 {
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return 99;
+	unsigned char d = digit_tab[(unsigned char)c];
+
+	return d ? d - 1 : 99;
 }
 
 /* up to 19 decimal digits cannot overflow: check only the digits after */
@@ -146,9 +151,11 @@ int nx_parse_s64(const char *s, size_t n, int64_t *out)
 
 int nx_parse_range(const char *s, size_t n, uint64_t *start, uint64_t *end)
 {
-	const char *dash = memchr(s, '-', n);
+	const char *dash = s;
 
-	if (!dash)
+	while (dash < s + n && *dash != '-')	/* a dozen bytes: no memchr() */
+		dash++;
+	if (dash == s + n)
 		return -1;
 	if (nx_parse_u64(s, (size_t)(dash - s), 16, start) ||
 	    nx_parse_u64(dash + 1, n - (size_t)(dash - s) - 1, 16, end))
@@ -238,15 +245,23 @@ void nx_format_nodelist(const struct nx_nodemask *m, char *buf, size_t sz)
 }
 
 /* Split off the next blank-separated field; returns its span. */
+/* the next blank-separated field (nx_kv_next() without the '=' split) */
 static struct nx_span next_field(const char **pos, const char *end)
 {
-	struct nx_kv kv;
 	struct nx_span s = { NULL, 0 };
+	const char *p = *pos;
 
-	if (nx_kv_next(pos, end, &kv)) {
-		s.p = kv.key.p;
-		s.n = (size_t)(*pos - kv.key.p);
+	while (p < end && kv_class[(unsigned char)*p] == KV_BLANK)
+		p++;
+	if (p >= end) {
+		*pos = p;
+		return s;
 	}
+	s.p = p;
+	while (p < end && kv_class[(unsigned char)*p] != KV_BLANK)
+		p++;
+	s.n = (size_t)(p - s.p);
+	*pos = p;
 	return s;
 }
 
@@ -658,17 +673,38 @@ static bool numa_vmas_fast(struct cursor *c, struct nx_numab_vma *v)
 	return fast_name(c, v);
 }
 
+/* "start-end " in plain hex, as nx_parse_range() takes it, in one scan */
+static bool fast_range(struct cursor *c, uint64_t *start, uint64_t *end)
+{
+	uint64_t v[2] = { 0, 0 };
+	const char *p = c->p;
+
+	for (int k = 0; k < 2; k++) {
+		const char *b = p;
+
+		for (; p < c->end && digit_tab[(unsigned char)*p]; p++) {
+			if (v[k] >> 60)
+				return false;
+			v[k] = v[k] << 4 | (uint64_t)(digit_tab[(unsigned char)*p] - 1);
+		}
+		if (p == b || p >= c->end || *p != (k ? ' ' : '-'))
+			return false;
+		p++;
+	}
+	if (v[1] < v[0])
+		return false;
+	*start = v[0];
+	*end = v[1];
+	c->p = p;
+	return true;
+}
+
 int nx_parse_numa_vmas_fast(const char *line, size_t len, struct nx_numab_vma *v)
 {
-	const char *p = line, *end = line + len;
-	struct nx_span first = next_field(&p, end);
-	struct cursor c = { p + 1, end };
+	struct cursor c = { line, line + len };
 
-	if (!first.p || SPAN_IS(first, "mm") || p >= end || *p != ' ')
-		return -1;
 	memset(v, 0, sizeof(*v));
-	return !nx_parse_range(first.p, first.n, &v->start, &v->end) &&
-	       numa_vmas_fast(&c, v) ? 0 : -1;
+	return fast_range(&c, &v->start, &v->end) && numa_vmas_fast(&c, v) ? 0 : -1;
 }
 
 int nx_parse_numa_vmas_line(const char *line, size_t len,

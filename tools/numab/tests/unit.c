@@ -155,6 +155,11 @@ static void same_as_general(void)
 		"7f3a4a000000-7f3a4a021000 filter=none state=none file=",
 		"7f3a4a000000-7f3a4a021000 filter=none state=none",
 		"7f3a4a000000-7f3a4a021000 filter=none state=none anon file=/x",
+		"0x7f3a4a000000-0x7f3a4a021000 filter=none state=none anon",
+		" 7f3a4a000000-7f3a4a021000 filter=none state=none anon",
+		"7f3a4a021000-7f3a4a000000 filter=none state=none anon",
+		"7f3a4a000000-7f3a4a021000-1 filter=none state=none anon",
+		"17f3a4a0000000000-27f3a4a0000000000 filter=none state=none anon",
 	};
 	const size_t nfast = 6;
 	int bad = 0;
