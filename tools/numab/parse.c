@@ -330,8 +330,15 @@ int nx_parse_numa_maps_line(const char *line, size_t len,
 			e->name = kv.val;
 			continue;
 		}
+		/* only the keys used; unknown keys and bad values are tolerated */
+		switch (kv.key.n ? kv.key.p[0] : 0) {
+		case 'N': case 'k': case 'a': case 'd':
+			break;
+		default:
+			continue;
+		}
 		if (nx_parse_u64(kv.val.p, kv.val.n, 10, &v))
-			continue;	/* unknown or bad value: tolerated */
+			continue;
 		if (node_key(kv.key, &node) == 0) {
 			uint64_t *dst = nx_mask_test(slow, node) ?
 					&e->pages_slow : &e->pages_fast;

@@ -90,27 +90,35 @@ static void cell_seqs(struct vma_rows *r, const char **cells, int col,
 		cells[col] = null_cell();
 }
 
+/* a formatted cell only for a printed column: every row is formatted twice */
+#define WANT(col) nx_table_wants(r->t, (col))
+
 static void cells_maps(struct vma_rows *r, const char **cells, const struct nx_vma *v)
 {
 	uint64_t res = v->fast_bytes + v->slow_bytes;
 
-	cells[VC_START] = nx_fmt_hex(r->num[VC_START], v->start);
-	cells[VC_END] = nx_fmt_hex(r->num[VC_END], v->end);
-	cells[VC_SIZE] = nx_fmt_size(r->num[VC_SIZE], v->end - v->start);
+	if (WANT(VC_START))
+		cells[VC_START] = nx_fmt_hex(r->num[VC_START], v->start);
+	if (WANT(VC_END))
+		cells[VC_END] = nx_fmt_hex(r->num[VC_END], v->end);
+	if (WANT(VC_SIZE))
+		cells[VC_SIZE] = nx_fmt_size(r->num[VC_SIZE], v->end - v->start);
 	cells[VC_PERMS] = v->perms;
 	cells[VC_NAME] = v->name ? v->name : "";
-	if (v->in_numa_maps) {
-		cells[VC_FAST] = nx_fmt_size(r->num[VC_FAST], v->fast_bytes);
-		cells[VC_SLOW] = nx_fmt_size(r->num[VC_SLOW], v->slow_bytes);
-		/* all on one tier is the common case: no floating point */
-		if (!v->slow_bytes || v->slow_bytes == res)
-			cells[VC_SLOWPCT] = v->slow_bytes ? "100.0" : "0.0";
-		else
-			cells[VC_SLOWPCT] = nx_fmt_pct(r->num[VC_SLOWPCT],
-					100.0 * (double)v->slow_bytes / (double)res);
-	} else {
+	if (!v->in_numa_maps) {
 		cells[VC_FAST] = cells[VC_SLOW] = cells[VC_SLOWPCT] = null_cell();
+		return;
 	}
+	if (WANT(VC_FAST))
+		cells[VC_FAST] = nx_fmt_size(r->num[VC_FAST], v->fast_bytes);
+	if (WANT(VC_SLOW))
+		cells[VC_SLOW] = nx_fmt_size(r->num[VC_SLOW], v->slow_bytes);
+	/* all on one tier is the common case: no floating point */
+	if (!v->slow_bytes || v->slow_bytes == res)
+		cells[VC_SLOWPCT] = v->slow_bytes ? "100.0" : "0.0";
+	else if (WANT(VC_SLOWPCT))
+		cells[VC_SLOWPCT] = nx_fmt_pct(r->num[VC_SLOWPCT],
+					       100.0 * (double)v->slow_bytes / (double)res);
 }
 
 static void cells_numab(struct vma_rows *r, const char **cells, const struct nx_numab_vma *n)

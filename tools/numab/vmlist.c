@@ -11,16 +11,10 @@
 
 #include "numabctl.h"
 
-struct nm_rec {
-	uint64_t start, fast, slow;
-	char *name;
-};
-
 struct loader {
 	struct nx_vmlist *l;
 	const struct nx_topo *topo;
-	struct nm_rec *nm;
-	size_t nnm, cap_nm, cap_v;
+	size_t cap_v;
 	bool append;		/* maps had no VMA: numa_vmas provides the rows */
 	bool nv_sorted;		/* numa_vmas lines came in address order */
 	size_t pos;		/* find_start(): the row of the last line */
@@ -97,29 +91,6 @@ static int maps_line(void *priv, const char *line, size_t len, unsigned long no)
 	return 0;
 }
 
-static int numa_maps_line(void *priv, const char *line, size_t len, unsigned long no)
-{
-	struct loader *ld = priv;
-	struct nx_numa_maps_entry e;
-	struct nm_rec *r;
-
-	if (nx_parse_numa_maps_line(line, len, &ld->topo->slow, &e)) {
-		bad_line(ld, no);
-		return 0;
-	}
-	if (grow((void **)&ld->nm, &ld->cap_nm, ld->nnm, sizeof(*ld->nm)))
-		return -ENOMEM;
-	r = &ld->nm[ld->nnm++];
-	r->start = e.start;
-	/* saturate: a malformed page count must not wrap around */
-	r->fast = e.pages_fast > UINT64_MAX / 1024 / e.pagesize_kb ? UINT64_MAX :
-		  e.pages_fast * e.pagesize_kb * 1024;
-	r->slow = e.pages_slow > UINT64_MAX / 1024 / e.pagesize_kb ? UINT64_MAX :
-		  e.pages_slow * e.pagesize_kb * 1024;
-	r->name = span_dup(e.name);
-	return 0;
-}
-
 /* first VMA starting at or after @start (l->v is sorted) */
 static size_t lower_bound(const struct nx_vmlist *l, uint64_t start)
 {
@@ -152,6 +123,43 @@ static size_t find_start(struct loader *ld, uint64_t start)
 			i++;
 	ld->pos = i;
 	return i;
+}
+
+/* bytes of @pages pages of @kb KiB, saturated: a bad count must not wrap */
+static uint64_t page_bytes(uint64_t pages, uint64_t kb)
+{
+	return pages > UINT64_MAX / 1024 / kb ? UINT64_MAX : pages * kb * 1024;
+}
+
+/*
+ * numa_maps line: straight into the rows with its start (the first line
+ * for a start wins; its name goes to the first row without one).
+ */
+static int numa_maps_line(void *priv, const char *line, size_t len, unsigned long no)
+{
+	struct loader *ld = priv;
+	struct nx_vmlist *l = ld->l;
+	struct nx_numa_maps_entry e;
+	bool named = false;
+
+	if (nx_parse_numa_maps_line(line, len, &ld->topo->slow, &e)) {
+		bad_line(ld, no);
+		return 0;
+	}
+	for (size_t i = find_start(ld, e.start); i < l->n && l->v[i].start == e.start; i++) {
+		struct nx_vma *v = &l->v[i];
+
+		if (v->in_numa_maps)
+			continue;
+		v->in_numa_maps = true;
+		v->fast_bytes = page_bytes(e.pages_fast, e.pagesize_kb);
+		v->slow_bytes = page_bytes(e.pages_slow, e.pagesize_kb);
+		if (!v->name && !named) {
+			v->name = span_dup(e.name);
+			named = true;
+		}
+	}
+	return 0;
 }
 
 /* numa_vmas VMA line: into the rows of maps, or a new row without maps */
@@ -221,11 +229,6 @@ static int cmp_vma(const void *a, const void *b)
 	return cmp_u64(((const struct nx_vma *)a)->start, ((const struct nx_vma *)b)->start);
 }
 
-static int cmp_nm(const void *a, const void *b)
-{
-	return cmp_u64(((const struct nm_rec *)a)->start, ((const struct nm_rec *)b)->start);
-}
-
 /* sort only when needed: the kernel prints in address order */
 #define SORT_IF_NEEDED(arr, n, key, cmp) do {				\
 	for (size_t i_ = 1; i_ < (n); i_++)				\
@@ -234,29 +237,6 @@ static int cmp_nm(const void *a, const void *b)
 			break;						\
 		}							\
 } while (0)
-
-/* numa_maps into the rows, by start address (both sorted) */
-static void merge_numa_maps(struct loader *ld)
-{
-	struct nx_vmlist *l = ld->l;
-	size_t a = 0;
-
-	for (size_t i = 0; i < l->n; i++) {
-		struct nx_vma *v = &l->v[i];
-
-		while (a < ld->nnm && ld->nm[a].start < v->start)
-			a++;
-		if (a < ld->nnm && ld->nm[a].start == v->start) {
-			v->in_numa_maps = true;
-			v->fast_bytes = ld->nm[a].fast;
-			v->slow_bytes = ld->nm[a].slow;
-			if (!v->name) {
-				v->name = ld->nm[a].name;
-				ld->nm[a].name = NULL;
-			}
-		}
-	}
-}
 
 /*
  * Filter and skip reasons ending in "_promo_only" (pid_inactive_promo_only,
@@ -326,15 +306,6 @@ void nx_vma_why(const struct nx_vma *v, const struct nx_vmlist *l, char *buf, si
 	judge(v, l, buf, sz);
 }
 
-static void loader_free(struct loader *ld)
-{
-	for (size_t i = 0; i < ld->nnm; i++)
-		name_free(ld->nm[i].name);
-	free(ld->nm);
-	ld->nm = NULL;
-	ld->nnm = 0;
-}
-
 static int load_optional(struct loader *ld, pid_t pid, const char *file,
 			 nx_line_fn fn, bool *have)
 {
@@ -370,9 +341,9 @@ static void set_missing(struct nx_vmlist *l, pid_t pid)
 }
 
 /*
- * maps (sorted), then numa_maps merged into it, then numa_vmas looked up
- * line by line: no copy of numa_vmas is kept.  Without any maps VMA, the
- * numa_vmas lines are the rows and numa_maps is merged last.
+ * maps (sorted), then numa_maps and numa_vmas streamed into its rows: no
+ * copy of either is kept.  Without any maps VMA, the numa_vmas lines are
+ * the rows and numa_maps comes last.
  */
 static int load_all(struct loader *ld, pid_t pid)
 {
@@ -385,25 +356,26 @@ static int load_all(struct loader *ld, pid_t pid)
 		nx_path(path, sizeof(path), "/proc/%d/maps", (int)pid);
 		r = nx_pid_error(pid, path, ENOENT);
 	}
-	if (!r)
-		r = load_optional(ld, pid, "numa_maps", numa_maps_line, &l->have_numa_maps);
 	if (r)
 		return r;
 	SORT_IF_NEEDED(l->v, l->n, start, cmp_vma);
-	SORT_IF_NEEDED(ld->nm, ld->nnm, start, cmp_nm);
 	ld->append = !l->n;
-	if (!ld->append)
-		merge_numa_maps(ld);
-	ld->nv_sorted = true;
-	r = load_optional(ld, pid, "numa_vmas", numa_vmas_line, &l->have_numab);
-	if (r)
-		return r;
-	if (ld->append) {
-		if (!ld->nv_sorted)
-			qsort(l->v, l->n, sizeof(*l->v), cmp_vma);
-		merge_numa_maps(ld);
+	if (!ld->append) {
+		ld->pos = 0;
+		r = load_optional(ld, pid, "numa_maps", numa_maps_line, &l->have_numa_maps);
+		if (r)
+			return r;
 	}
-	return NX_OK;
+	ld->nv_sorted = true;
+	ld->pos = 0;
+	r = load_optional(ld, pid, "numa_vmas", numa_vmas_line, &l->have_numab);
+	if (r || !ld->append)
+		return r;
+	if (!ld->nv_sorted)
+		qsort(l->v, l->n, sizeof(*l->v), cmp_vma);
+	ld->append = false;
+	ld->pos = 0;
+	return load_optional(ld, pid, "numa_maps", numa_maps_line, &l->have_numa_maps);
 }
 
 int nx_vmlist_load(struct nx_vmlist *l, pid_t pid, const struct nx_topo *topo,
@@ -415,7 +387,6 @@ int nx_vmlist_load(struct nx_vmlist *l, pid_t pid, const struct nx_topo *topo,
 	memset(l, 0, sizeof(*l));
 	l->pid = pid;
 	r = load_all(&ld, pid);
-	loader_free(&ld);
 	if (r) {
 		nx_vmlist_free(l);
 		return r;
