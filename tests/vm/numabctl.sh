@@ -122,5 +122,26 @@ t "unprivileged status works" $rc "$out"
 out=$(su nobody -c "/numab/bin/numabctl trace -d 1 1" 2>&1); rc=$?
 t "unprivileged trace: exit 3 or 4 with a message" $([ $rc = 3 ] || [ $rc = 4 ]; echo $?) "rc=$rc: $out"
 
+# A big table on real kernel data (5000 VMAs): the rows after the first
+# chunk skip libsmartcols, and the bytes are those of one libsmartcols
+# table.  The holder sleeps, so the scanner does not change its VMAs.
+/numab/tests/vma_read_cost -H -r 1 5000 > /tmp/vrc 2>&1 &
+vp=$!; i=0
+while ! grep -q "^HOLD" /tmp/vrc && kill -0 $vp 2>/dev/null && [ $i -lt 240 ]; do sleep 0.5; i=$((i + 1)); done
+if grep -q "^HOLD" /tmp/vrc; then
+	for o in "-o START,END,SIZE,PERMS,NAME,FAST,SLOW,SLOW%,FILTER,STATE,SEQS,PSCANS,VERDICT,WHY" \
+		 "-r -o START,SIZE,FAST,SLOW,FILTER,STATE,SCANS,VERDICT"; do
+		NUMABCTL_CHUNK=0 numabctl vmas $o $vp > /tmp/one 2>/dev/null
+		NUMABCTL_EMIT_DEBUG=1 numabctl vmas $o $vp > /tmp/fast 2> /tmp/err; rc=$?
+		fr=$(sed -n 's/^numabctl: \([0-9]*\) rows after.*/\1/p' /tmp/err)
+		t "vmas $o on 5000 VMAs: $fr rows without libsmartcols, same bytes as one table" \
+			$([ $rc = 0 ] && [ "${fr:-0}" -gt 4000 ] && cmp -s /tmp/one /tmp/fast; echo $?) \
+			"rc=$rc fast=$fr lines=$(wc -l < /tmp/fast)/$(wc -l < /tmp/one) $(cmp /tmp/one /tmp/fast 2>&1)"
+	done
+else
+	t "vma_read_cost holds 5000 VMAs" 1 "$(cat /tmp/vrc)"
+fi
+kill $vp 2>/dev/null; wait $vp 2>/dev/null
+
 echo "1..$n"
 exit $bad
