@@ -122,8 +122,9 @@ typedef bool (*nx_row_fn)(void *priv, size_t i, const char **cells);
 /*
  * Build and print the @n candidate rows of @fn.  Big tables go out in
  * chunks of one libsmartcols table each, with the column widths of the
- * whole table (same bytes, bounded memory); JSON, terminals and cells
- * libsmartcols would escape use one table.  libsmartcols lays out the
+ * whole table (same bytes, bounded memory); terminals and cells
+ * libsmartcols would escape use one table.  JSON goes out in chunks whose
+ * rows are spliced out of libsmartcols' documents.  libsmartcols lays out the
  * first chunk; if fast_row() gives the same bytes for it, the rows after
  * it are laid out the same way without libsmartcols (its width and
  * encoding pass costs about 3 us per row).

@@ -463,12 +463,94 @@ static int emit_chunks(struct nx_table *t, FILE *out, size_t n, size_t chunk,
 	return r;
 }
 
+/*
+ * JSON in chunks: libsmartcols prints each chunk as a whole document,
+ * '{ "name": [ rows ] }'; the rows of each go out, joined the way one
+ * table joins them ("},{"), and the document's end once after the last.
+ */
+static int json_chunk(struct nx_table *t, FILE *out, bool first, char **tail)
+{
+	char *s = NULL, *b, *e;
+	int r = scols_print_table_to_string(t->tb, &s);
+
+	scols_table_remove_lines(t->tb);
+	if (r || !s) {
+		free(s);
+		return r ? r : -1;
+	}
+	b = strstr(s, "[\n");	/* newlines inside strings are escaped */
+	e = strrchr(s, ']');
+	while (e && e > s && e[-1] != '\n')
+		e--;
+	if (!b || !e || e <= b + 2) {
+		free(s);
+		return -1;
+	}
+	e--;			/* the newline before "   ]" */
+	if (first) {
+		*tail = strdup(e);
+		r = *tail && fwrite(s, 1, (size_t)(e - s), out) == (size_t)(e - s) ? 0 : -1;
+	} else {
+		b += 2;
+		while (*b == ' ')
+			b++;
+		r = fputc(',', out) < 0 ||
+		    fwrite(b, 1, (size_t)(e - b), out) != (size_t)(e - b) ? -1 : 0;
+	}
+	free(s);
+	return r;
+}
+
+static int emit_json_chunks(struct nx_table *t, FILE *out, size_t n, size_t chunk,
+			    nx_row_fn fn, void *priv)
+{
+	const char *cells[NX_MAX_SPEC];
+	size_t pending = 0, done = 0;
+	char *tail = NULL;
+	int r = 0;
+
+	for (size_t i = 0; i < n && !r; i++) {
+		memset(cells, 0, t->nspec * sizeof(cells[0]));
+		if (!fn(priv, i, cells))
+			continue;
+		nx_table_row(t, cells);
+		if (++pending == chunk) {
+			r = json_chunk(t, out, !done++, &tail);
+			pending = 0;
+		}
+	}
+	if (pending && !r)
+		r = json_chunk(t, out, !done++, &tail);
+	if (!r && tail && fputs(tail, out) < 0)
+		r = -1;
+	if (!r && tail && (!*tail || tail[strlen(tail) - 1] != '\n'))
+		r = fputc('\n', out) < 0 ? -1 : 0;
+	free(tail);
+	return r;
+}
+
+/* rows that would pass @fn: more than @chunk? (JSON needs no widths) */
+static bool more_rows_than(size_t n, size_t chunk, nx_row_fn fn, void *priv, size_t nspec)
+{
+	const char *cells[NX_MAX_SPEC];
+	size_t rows = 0;
+
+	for (size_t i = 0; i < n && rows <= chunk; i++) {
+		memset(cells, 0, nspec * sizeof(cells[0]));
+		rows += fn(priv, i, cells);
+	}
+	return rows > chunk;
+}
+
 static int emit(struct nx_table *t, FILE *out, size_t n, nx_row_fn fn, void *priv)
 {
 	const char *cells[NX_MAX_SPEC];
 	size_t chunk = chunk_rows(), rows = 0;
 
 	scols_table_set_stream(t->tb, out);
+	if (chunk && n > chunk && nx_opt.json &&
+	    more_rows_than(n, chunk, fn, priv, t->nspec))
+		return emit_json_chunks(t, out, n, chunk, fn, priv);
 	if (chunk && n > chunk && !nx_opt.json && !isatty(fileno(out))) {
 		memset(t->width, 0, sizeof(t->width));
 		t->unsafe = false;

@@ -79,6 +79,19 @@ for o in "" "-b -o +END,PERMS,PREV_SEQ,LAST_SKIP,NEXT_MS,WHY" "-r --sort size" "
 	esac
 	t "vmas $o in chunks of 2, $want rows laid out without libsmartcols: same output" eval 'rc 0 && fast_took $want && cmp -s "$TMP/one" "$TMP/out"'
 done
+# JSON streams too: each chunk's rows spliced out of libsmartcols' document
+for o in "-J" "-J -o START,NAME,WHY,SKIP_PID" "-J --stranded" "-J --sort size -b"; do
+	for c in 1 2 4; do
+		NUMABCTL_CHUNK=0 nx "$P" vmas $o 4242; mv "$TMP/out" "$TMP/one"
+		NUMABCTL_CHUNK=$c nx "$P" vmas $o 4242
+		t "vmas $o in chunks of $c: same JSON as one table" eval 'rc 0 && cmp -s "$TMP/one" "$TMP/out"'
+	done
+done
+for fx in "$U" "$N"; do
+	NUMABCTL_CHUNK=0 nx "$fx" vmas -J 4242; mv "$TMP/out" "$TMP/one"
+	NUMABCTL_CHUNK=1 nx "$fx" vmas -J 4242
+	t "vmas -J ${fx##*/} in chunks of 1: same JSON as one table" eval 'cmp -s "$TMP/one" "$TMP/out"'
+done
 for fx in "$U" "$N" "$M"; do
 	NUMABCTL_CHUNK=0 nx "$fx" vmas 4242; mv "$TMP/out" "$TMP/one"
 	NUMABCTL_EMIT_DEBUG=1 NUMABCTL_CHUNK=1 nx "$fx" vmas 4242

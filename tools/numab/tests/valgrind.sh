@@ -27,6 +27,10 @@ for fx in patched unpatched-6.12 no-numab single-node malformed; do
 	vg "vmas on $fx" "$BIN" --sysroot "$FIX/$fx" vmas -o +WHY,SCANS,PIDBITS 4242
 done
 vg "vmas on an exiting process" "$BIN" --sysroot "$FIX/patched" vmas 4243
+# streamed tables: libsmartcols' first chunk checked against fast_row(), then JSON chunks
+NUMABCTL_CHUNK=2 vg "vmas streamed in chunks of 2" "$BIN" --sysroot "$FIX/patched" vmas -o +END,WHY 4242
+NUMABCTL_CHUNK=2 NUMABCTL_FAST=0 vg "vmas streamed through libsmartcols only" "$BIN" --sysroot "$FIX/patched" vmas 4242
+NUMABCTL_CHUNK=2 vg "vmas -J streamed in chunks of 2" "$BIN" --sysroot "$FIX/patched" vmas -J 4242
 vg "filter" "$BIN" --sysroot "$FIX/patched" filter -J
 vg "trace --input" "$BIN" --sysroot "$FIX/patched" trace 4242 -i "$FIX/trace-4242.txt"
 vg "watch" "$BIN" --sysroot "$FIX/patched" watch 4242 -i 0.05 -n 2
