@@ -51,13 +51,8 @@ FIXTURE_SETUP(fork)
 	NW_TIERING_SETUP(self, 0, &tun);
 	self->pagesz = sysconf(_SC_PAGESIZE);
 	self->npages = REGION_MB * NW_MB / self->pagesz;
-	self->buf = mmap(NULL, REGION_MB * NW_MB, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	self->buf = nw_map_on_node(REGION_MB * NW_MB, 1);
 	ASSERT_NE(self->buf, MAP_FAILED);
-	ASSERT_EQ(madvise(self->buf, REGION_MB * NW_MB, MADV_NOHUGEPAGE), 0);
-	ASSERT_EQ(nw_bind_node(1), 0);
-	memset(self->buf, 1, REGION_MB * NW_MB);
-	ASSERT_EQ(nw_bind_node(-1), 0);
 }
 
 FIXTURE_TEARDOWN(fork)

@@ -40,6 +40,29 @@ static inline int nw_bind_node(int node)
 		       sizeof(mask) * 8) ? -errno : 0;
 }
 
+/*
+ * SIZE bytes of private anonymous memory in small pages, every page
+ * faulted in on NODE; MAP_FAILED on error.
+ */
+static inline char *nw_map_on_node(size_t size, int node)
+{
+	char *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return p;
+	if (madvise(p, size, MADV_NOHUGEPAGE) || nw_bind_node(node)) {
+		munmap(p, size);
+		return MAP_FAILED;
+	}
+	memset(p, 1, size);
+	if (nw_bind_node(-1)) {
+		munmap(p, size);
+		return MAP_FAILED;
+	}
+	return p;
+}
+
 /* "Node N MemFree:  123 kB" of /sys/devices/system/node/nodeN/meminfo, in kB */
 static inline long nw_node_meminfo_kb(int node, const char *key)
 {
