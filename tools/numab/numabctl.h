@@ -107,10 +107,16 @@ void nx_table_set(struct nx_table *t, struct libscols_line *ln, int spec_id,
 void nx_table_size(struct nx_table *t, struct libscols_line *ln, int spec_id,
 		   uint64_t bytes);
 int nx_table_print(struct nx_table *t, FILE *out);
+/* the first output column of spec column @spec_id, or -1 */
+static inline int nx_table_out(const struct nx_table *t, int spec_id)
+{
+	return spec_id >= 0 && spec_id < NX_MAX_SPEC ? t->out[spec_id] : -1;
+}
+
 /* is spec column @spec_id printed? */
 static inline bool nx_table_wants(const struct nx_table *t, int spec_id)
 {
-	return spec_id >= 0 && spec_id < NX_MAX_SPEC && t->out[spec_id] >= 0;
+	return nx_table_out(t, spec_id) >= 0;
 }
 /* one line from @cells, indexed by spec column (NULL: no data) */
 void nx_table_row(struct nx_table *t, const char *const *cells);

@@ -86,15 +86,10 @@ struct libscols_line *nx_table_line(struct nx_table *t)
 	return scols_table_new_line(t->tb, NULL);
 }
 
-static int out_index(const struct nx_table *t, int spec_id)
-{
-	return spec_id >= 0 && spec_id < NX_MAX_SPEC ? t->out[spec_id] : -1;
-}
-
 void nx_table_set(struct nx_table *t, struct libscols_line *ln, int spec_id,
 		  const char *fmt, ...)
 {
-	int i = out_index(t, spec_id);
+	int i = nx_table_out(t, spec_id);
 	char *s = NULL;
 	va_list ap;
 
@@ -285,12 +280,6 @@ static void pin_widths(struct nx_table *t)
 }
 
 /*
- * One row as libsmartcols lays it out once the widths are fixed: cells
- * joined by one blank; in a table, left-aligned cells padded after (not
- * the last column), right-aligned ones before.  @line holds the widest
- * row (sum of widths + separators + newline).  Returns its length.
- */
-/*
  * Short runs, so plain loops: a libc call per cell costs more than the
  * bytes, most under emulation (QEMU TCG runs the testbed).
  */
@@ -311,6 +300,12 @@ static char *put_cell(char *p, const char *s, size_t *len)
 	return p;
 }
 
+/*
+ * One row as libsmartcols lays it out once the widths are fixed: cells
+ * joined by one blank; in a table, left-aligned cells padded after (not
+ * the last column), right-aligned ones before.  @line holds the widest
+ * row (sum of widths + separators + newline).  Returns its length.
+ */
 static size_t fast_row(const struct nx_table *t, const char *const *cells, char *line)
 {
 	char *p = line;
@@ -367,8 +362,9 @@ static int flush_chunk(struct emit *e)
 			/* a string has no newline after its last line */
 			size_t len = strlen(s);
 
-			body = nx_opt.noheadings ? s : strchr(s, '\n');
-			body = !body ? s + len : body == s ? s : body + 1;
+			body = s;
+			if (!nx_opt.noheadings)	/* the rows start after the header */
+				body = strchr(s, '\n') ? strchr(s, '\n') + 1 : s + len;
 			len -= (size_t)(body - s);
 			e->fast_ok = len + 1 == e->nfast && !memcmp(body, e->fast, len) &&
 				     e->fast[len] == '\n';
@@ -401,6 +397,9 @@ static int keep_fast(struct emit *e, size_t n)
 	return 0;
 }
 
+/* the first chunk, compared with fast_row(), needs no more rows than this */
+#define VERIFY_ROWS 128
+
 static int flush_batch(struct emit *e)
 {
 	size_t n = e->nbatch;
@@ -419,10 +418,17 @@ static int emit_row(struct emit *e, const char *const *cells, size_t chunk)
 	nx_table_row(e->t, cells);
 	if (e->verify && keep_fast(e, fast_row(e->t, cells, e->line)))
 		e->verify = false;	/* no memory to compare: libsmartcols only */
-	/* the first chunk, compared with fast_row(), needs no more than 128 rows */
-	if (e->verify && chunk > 128)
-		chunk = 128;
+	if (e->verify && chunk > VERIFY_ROWS)
+		chunk = VERIFY_ROWS;
 	return ++e->pending == chunk ? flush_chunk(e) : 0;
+}
+
+/* row @i of @fn into @cells, cleared first; false if @fn leaves it out */
+static bool get_row(const struct nx_table *t, nx_row_fn fn, void *priv, size_t i,
+		    const char **cells)
+{
+	memset(cells, 0, t->nspec * sizeof(cells[0]));
+	return fn(priv, i, cells);
 }
 
 /* rows after the first chunk skip libsmartcols if it agrees; NUMABCTL_FAST=0 */
@@ -447,11 +453,9 @@ static int emit_chunks(struct nx_table *t, FILE *out, size_t n, size_t chunk,
 	e.line = malloc(e.linecap);
 	e.batch = malloc(e.capbatch);
 	e.verify = e.line && e.batch && fast_wanted();
-	for (size_t i = 0; i < n && !r; i++) {
-		memset(cells, 0, t->nspec * sizeof(cells[0]));
-		if (fn(priv, i, cells))
+	for (size_t i = 0; i < n && !r; i++)
+		if (get_row(t, fn, priv, i, cells))
 			r = emit_row(&e, cells, chunk);
-	}
 	if (e.pending && !r)
 		r = flush_chunk(&e);
 	if (e.nbatch && !r)
@@ -510,8 +514,7 @@ static int emit_json_chunks(struct nx_table *t, FILE *out, size_t n, size_t chun
 	int r = 0;
 
 	for (size_t i = 0; i < n && !r; i++) {
-		memset(cells, 0, t->nspec * sizeof(cells[0]));
-		if (!fn(priv, i, cells))
+		if (!get_row(t, fn, priv, i, cells))
 			continue;
 		nx_table_row(t, cells);
 		if (++pending == chunk) {
@@ -530,15 +533,14 @@ static int emit_json_chunks(struct nx_table *t, FILE *out, size_t n, size_t chun
 }
 
 /* rows that would pass @fn: more than @chunk? (JSON needs no widths) */
-static bool more_rows_than(size_t n, size_t chunk, nx_row_fn fn, void *priv, size_t nspec)
+static bool more_rows_than(const struct nx_table *t, size_t n, size_t chunk,
+			   nx_row_fn fn, void *priv)
 {
 	const char *cells[NX_MAX_SPEC];
 	size_t rows = 0;
 
-	for (size_t i = 0; i < n && rows <= chunk; i++) {
-		memset(cells, 0, nspec * sizeof(cells[0]));
-		rows += fn(priv, i, cells);
-	}
+	for (size_t i = 0; i < n && rows <= chunk; i++)
+		rows += get_row(t, fn, priv, i, cells);
 	return rows > chunk;
 }
 
@@ -549,14 +551,13 @@ static int emit(struct nx_table *t, FILE *out, size_t n, nx_row_fn fn, void *pri
 
 	scols_table_set_stream(t->tb, out);
 	if (chunk && n > chunk && nx_opt.json &&
-	    more_rows_than(n, chunk, fn, priv, t->nspec))
+	    more_rows_than(t, n, chunk, fn, priv))
 		return emit_json_chunks(t, out, n, chunk, fn, priv);
 	if (chunk && n > chunk && !nx_opt.json && !isatty(fileno(out))) {
 		memset(t->width, 0, sizeof(t->width));
 		t->unsafe = false;
 		for (size_t i = 0; i < n && !t->unsafe; i++) {
-			memset(cells, 0, t->nspec * sizeof(cells[0]));
-			if (fn(priv, i, cells)) {
+			if (get_row(t, fn, priv, i, cells)) {
 				measure_row(t, cells);
 				rows++;
 			}
@@ -564,11 +565,9 @@ static int emit(struct nx_table *t, FILE *out, size_t n, nx_row_fn fn, void *pri
 		if (rows > chunk && !t->unsafe)
 			return emit_chunks(t, out, n, chunk, fn, priv);
 	}
-	for (size_t i = 0; i < n; i++) {
-		memset(cells, 0, t->nspec * sizeof(cells[0]));
-		if (fn(priv, i, cells))
+	for (size_t i = 0; i < n; i++)
+		if (get_row(t, fn, priv, i, cells))
 			nx_table_row(t, cells);
-	}
 	return scols_print_table(t->tb);
 }
 
