@@ -83,20 +83,39 @@ static int digit_val(char c)
 	return d ? d - 1 : 99;
 }
 
-/* up to 19 decimal digits cannot overflow: check only the digits after */
+/*
+ * Digit @i (0-based) of a decimal: *v = *v * 10 + digit, false for a
+ * non-digit or an overflow.  Up to 19 digits cannot overflow: only the
+ * digits after are checked (no division on the common path).
+ */
+static inline bool dec_step(uint64_t *v, char c, size_t i)
+{
+	unsigned int d = (unsigned int)(unsigned char)c - '0';
+
+	if (d > 9 || (i >= 19 && *v > (UINT64_MAX - d) / 10))
+		return false;
+	*v = *v * 10 + d;
+	return true;
+}
+
+/* the same for a hex digit: shifts, no overflow-checked multiply */
+static inline bool hex_step(uint64_t *v, char c)
+{
+	int d = digit_val(c);
+
+	if (d >= 16 || *v >> 60)
+		return false;
+	*v = *v << 4 | (uint64_t)d;
+	return true;
+}
+
 static int parse_dec(const char *s, size_t n, uint64_t *out)
 {
 	uint64_t v = 0;
 
-	for (size_t i = 0; i < n; i++) {
-		unsigned int d = (unsigned int)(unsigned char)s[i] - '0';
-
-		if (d > 9)
+	for (size_t i = 0; i < n; i++)
+		if (!dec_step(&v, s[i], i))
 			return -1;
-		if (i >= 19 && v > (UINT64_MAX - d) / 10)
-			return -1;
-		v = v * 10 + d;
-	}
 	*out = v;
 	return 0;
 }
@@ -112,14 +131,10 @@ int nx_parse_u64(const char *s, size_t n, int base, uint64_t *out)
 		return -1;
 	if (base == 10)
 		return parse_dec(s, n, out);
-	if (base == 16) {	/* shifts: no overflow-checked multiply */
-		for (; i < n; i++) {
-			int d = digit_val(s[i]);
-
-			if (d >= 16 || v >> 60)
+	if (base == 16) {
+		for (; i < n; i++)
+			if (!hex_step(&v, s[i]))
 				return -1;
-			v = v << 4 | (uint64_t)d;
-		}
 		*out = v;
 		return 0;
 	}
@@ -244,7 +259,6 @@ void nx_format_nodelist(const struct nx_nodemask *m, char *buf, size_t sz)
 	}
 }
 
-/* Split off the next blank-separated field; returns its span. */
 /* the next blank-separated field (nx_kv_next() without the '=' split) */
 static struct nx_span next_field(const char **pos, const char *end)
 {
@@ -504,25 +518,31 @@ struct cursor {
 	const char *p, *end;
 };
 
-/* "key=" literal at the cursor, then the value up to the next blank */
-static bool field(struct cursor *c, const char *key, size_t n, struct nx_span *val)
+/* a value at the cursor: no blank or '=' in it, one blank or the end after */
+static bool take_word(struct cursor *c, struct nx_span *val)
 {
-	const char *p = c->p, *q;
+	const char *q = c->p;
 
-	if ((size_t)(c->end - p) < n)
-		return false;
-	for (size_t i = 0; i < n; i++)
-		if (p[i] != key[i])
-			return false;
-	q = p + n;
 	while (q < c->end && kv_class[(unsigned char)*q] == KV_WORD)
 		q++;
 	if (q < c->end && *q != ' ')
 		return false;
-	val->p = p + n;
-	val->n = (size_t)(q - val->p);
+	val->p = c->p;
+	val->n = (size_t)(q - c->p);
 	c->p = q < c->end ? q + 1 : q;
 	return true;
+}
+
+/* "key=" literal at the cursor, then its value */
+static bool field(struct cursor *c, const char *key, size_t n, struct nx_span *val)
+{
+	if ((size_t)(c->end - c->p) < n)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (c->p[i] != key[i])
+			return false;
+	c->p += n;
+	return take_word(c, val);
 }
 
 #define FIELD(c, lit, val) field((c), lit "=", sizeof(lit), (val))
@@ -538,15 +558,11 @@ static bool fast_dec(struct cursor *c, bool sign, uint64_t *out, bool *neg)
 
 	*neg = sign && p < c->end && *p == '-';
 	p += *neg;
-	for (b = p; p < c->end && *p != ' '; p++) {
-		unsigned int d = (unsigned int)(unsigned char)*p - '0';
-
-		if (d > 9 || (p - b >= 19 && v > (UINT64_MAX - d) / 10))
+	for (b = p; p < c->end && *p != ' '; p++)
+		if (!dec_step(&v, *p, (size_t)(p - b)))
 			return false;
-		v = v * 10 + d;
-	}
-	if (p == b || (*neg && v > (uint64_t)INT64_MAX + 1) ||
-	    (sign && !*neg && v > (uint64_t)INT64_MAX))
+	/* nx_parse_s64()'s range: INT64_MIN..INT64_MAX */
+	if (p == b || (sign && v > (uint64_t)INT64_MAX + *neg))
 		return false;
 	*out = v;
 	c->p = p < c->end ? p + 1 : p;
@@ -613,20 +629,14 @@ static bool fast_key(struct cursor *c, struct nx_numab_vma *v, size_t i)
 			u = 0 - u;
 		memcpy(dst, &u, sizeof(u));	/* two's complement for S64 */
 	} else {
-		const char *q = c->p;
 		size_t n;
 
-		while (q < c->end && kv_class[(unsigned char)*q] == KV_WORD)
-			q++;
-		if (q < c->end && *q != ' ')
+		if (!take_word(c, &val))
 			return false;
-		val.p = c->p;
-		val.n = (size_t)(q - c->p);
 		n = val.n < k->size - 1 ? val.n : k->size - 1;
-		for (size_t i = 0; i < n; i++)
-			dst[i] = val.p[i];
+		for (size_t j = 0; j < n; j++)	/* copy_word() without a call */
+			dst[j] = val.p[j];
 		dst[n] = '\0';
-		c->p = q < c->end ? q + 1 : q;
 	}
 	v->have |= k->bit;
 	return true;
@@ -689,11 +699,9 @@ static bool fast_range(struct cursor *c, uint64_t *start, uint64_t *end)
 	for (int k = 0; k < 2; k++) {
 		const char *b = p;
 
-		for (; p < c->end && digit_tab[(unsigned char)*p]; p++) {
-			if (v[k] >> 60)
+		for (; p < c->end && digit_tab[(unsigned char)*p]; p++)
+			if (!hex_step(&v[k], *p))
 				return false;
-			v[k] = v[k] << 4 | (uint64_t)(digit_tab[(unsigned char)*p] - 1);
-		}
 		if (p == b || p >= c->end || *p != (k ? ' ' : '-'))
 			return false;
 		p++;
