@@ -182,9 +182,20 @@ void nx_human_size(uint64_t bytes, char *buf, size_t sz)
 	double v;
 	int u = 0;
 
-	if (bytes < (1ull << 53)) {
+	if (bytes < (1ull << 53)) {	/* exact in a double: integers first */
 		while (u < 6 && bytes >> (10 * (u + 1)))
 			u++;
+		/* a whole number of units: "%.0f" is the integer */
+		if (!(bytes & ((1ull << (10 * u)) - 1)) && sz >= 24) {
+			char *p = nx_fmt_u64(buf, bytes >> (10 * u));
+
+			while (*p)
+				p++;
+			p[0] = units[u];
+			p[1] = '\0';
+			return;
+		}
+		v = (double)bytes / (double)(1ull << (10 * u));
 	} else {
 		v = (double)bytes;
 		while (v >= 1024.0 && u < 6) {
@@ -192,25 +203,12 @@ void nx_human_size(uint64_t bytes, char *buf, size_t sz)
 			u++;
 		}
 	}
-	/* a whole number of units: "%.0f" is the integer */
-	if (bytes < (1ull << 53) && !(bytes & ((1ull << (10 * u)) - 1)) && sz >= 24) {
-		char *p = nx_fmt_u64(buf, bytes >> (10 * u));
-
-		while (*p)
-			p++;
-		p[0] = units[u];
-		p[1] = '\0';
-		return;
-	}
-	if (bytes < (1ull << 53))
-		v = (double)bytes / (double)(1ull << (10 * u));
-	if (u == 0) {
+	if (u == 0)
 		snprintf(buf, sz, "%lluB", (unsigned long long)bytes);
-	} else if (v < 10.0 && v != (double)(uint64_t)v) {
+	else if (v < 10.0 && v != (double)(uint64_t)v)
 		snprintf(buf, sz, "%.1f%c", v, units[u]);
-	} else {
+	else
 		snprintf(buf, sz, "%.0f%c", v, units[u]);
-	}
 }
 
 int nx_write_atomic(const char *path, const char *data, size_t len)

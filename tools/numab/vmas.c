@@ -162,7 +162,7 @@ static bool vma_cells(void *priv, size_t i, const char **cells)
 	} else {
 		cells[VC_VERDICT] = v->verdict;
 	}
-	if (nx_table_wants(r->t, VC_WHY)) {
+	if (WANT(VC_WHY)) {
 		nx_vma_why(v, r->l, r->why, sizeof(r->why));
 		cells[VC_WHY] = r->why;
 	}

@@ -315,6 +315,7 @@ static int load_optional(struct loader *ld, pid_t pid, const char *file,
 	nx_path(path, sizeof(path), "/proc/%d/%s", (int)pid, file);
 	nx_path(status, sizeof(status), "/proc/%d/status", (int)pid);
 	ld->bad = 0;
+	ld->pos = 0;	/* find_start() walks each file from the first row */
 	r = nx_for_each_line(path, fn, ld);
 	if (r == -ENOENT && nx_exists(status))
 		return NX_OK;	/* the kernel does not have this file */
@@ -361,20 +362,17 @@ static int load_all(struct loader *ld, pid_t pid)
 	SORT_IF_NEEDED(l->v, l->n, start, cmp_vma);
 	ld->append = !l->n;
 	if (!ld->append) {
-		ld->pos = 0;
 		r = load_optional(ld, pid, "numa_maps", numa_maps_line, &l->have_numa_maps);
 		if (r)
 			return r;
 	}
 	ld->nv_sorted = true;
-	ld->pos = 0;
 	r = load_optional(ld, pid, "numa_vmas", numa_vmas_line, &l->have_numab);
 	if (r || !ld->append)
 		return r;
 	if (!ld->nv_sorted)
 		qsort(l->v, l->n, sizeof(*l->v), cmp_vma);
 	ld->append = false;
-	ld->pos = 0;
 	return load_optional(ld, pid, "numa_maps", numa_maps_line, &l->have_numa_maps);
 }
 
