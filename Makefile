@@ -24,7 +24,7 @@ WANT_DEBUG = $(if $(T),$(filter debug,$(subst $(comma), ,$(T))),y)
 
 .PHONY: all help deps kernel kernel-debug kernel-tree guest numabctl \
 	check check-host vm shell demo bench series-import series-export \
-	series-status clean distclean
+	series-status series-post clean distclean
 
 all: kernel guest numabctl
 
@@ -46,6 +46,7 @@ help:
 	@echo '  make series-import re-apply kernel/patches onto the kernel tree'
 	@echo '  make series-export write the kernel tree commits to kernel/patches'
 	@echo '  make series-status state of the kernel tree vs kernel/patches'
+	@echo '  make series-post   the series signed by you (git config) in build/series-post'
 
 deps:
 	@scripts/deps
@@ -100,6 +101,10 @@ series-export:
 
 series-status:
 	@scripts/kernel-tree status
+
+# the series signed by you (git config user.name/email) for posting
+series-post:
+	@scripts/kernel-tree post $(OUT)
 
 clean:
 	rm -rf $(NUMAB_OUT)
