@@ -318,10 +318,11 @@ static inline int nt_tunables_set(const struct nt_tunables *t)
 
 struct nt_filters {
 	long pid, shared_ro, scan_delay, cpuset;
+	long shared_folio;	/* -1: a series without this sysctl */
 };
 
-static const struct nt_filters nt_filters_legacy = { 1, 1, 1, 0 };
-static const struct nt_filters nt_filters_default = { 2, 2, 1, 1 };
+static const struct nt_filters nt_filters_legacy = { 1, 1, 1, 0, 1 };
+static const struct nt_filters nt_filters_default = { 2, 2, 1, 1, 2 };
 
 /* Returns 0, or -ENOENT on a kernel without the sysctls. */
 static inline int nt_filters_save(struct nt_filters *f)
@@ -330,6 +331,7 @@ static inline int nt_filters_save(struct nt_filters *f)
 	f->shared_ro = nt_read_long(NUMAB_FILTER "shared_ro", -1);
 	f->scan_delay = nt_read_long(NUMAB_FILTER "scan_delay", -1);
 	f->cpuset = nt_read_long(NUMAB_FILTER "cpuset", -1);
+	f->shared_folio = nt_read_long(NUMAB_FILTER "shared_folio", -1);
 	if (f->pid < 0 || f->shared_ro < 0 || f->scan_delay < 0 || f->cpuset < 0)
 		return -ENOENT;
 	return 0;
@@ -345,6 +347,9 @@ static inline int nt_filters_set(const struct nt_filters *f)
 	ret |= nt_write_long(NUMAB_FILTER "shared_ro", f->shared_ro);
 	ret |= nt_write_long(NUMAB_FILTER "scan_delay", f->scan_delay);
 	ret |= nt_write_long(NUMAB_FILTER "cpuset", f->cpuset);
+	if (f->shared_folio >= 0 &&
+	    nt_read_long(NUMAB_FILTER "shared_folio", -1) >= 0)
+		ret |= nt_write_long(NUMAB_FILTER "shared_folio", f->shared_folio);
 	return ret;
 }
 
