@@ -21,8 +21,12 @@ comma := ,
 HOST_ONLY = $(if $(T),$(if $(filter-out host numabctl,$(subst $(comma), ,$(T))),,y))
 # the debug kernel is built when the debug category runs (T empty or naming it)
 WANT_DEBUG = $(if $(T),$(filter debug,$(subst $(comma), ,$(T))),y)
+# the stock kernel when the stock category runs (T empty or naming it) and
+# TESTS, if given, picks its unit (stock/stock-compare)
+WANT_STOCK = $(if $(if $(T),$(filter stock,$(subst $(comma), ,$(T))),y),$(if \
+	$(TESTS),$(strip $(foreach p,$(TESTS),$(findstring $(p),stock/stock-compare))),y))
 
-.PHONY: all help deps kernel kernel-debug kernel-tree guest numabctl \
+.PHONY: all help deps kernel kernel-debug kernel-stock kernel-tree guest numabctl \
 	check check-host vm shell demo bench series-import series-export \
 	series-status series-post clean distclean
 
@@ -33,12 +37,13 @@ help:
 	@echo '  make demo          the stranding and its fix side by side in the tiered'
 	@echo '                     testbed, legacy vs numab filters (QUICK=1: short run)'
 	@echo '  make check         build everything, run host and VM tests'
-	@echo '                     (T=host,numabctl,testbed,series,tools,runner  TESTS=pattern)'
+	@echo '                     (T=host,numabctl,testbed,series,tools,runner,stock  TESTS=pattern)'
 	@echo '  make bench         legacy vs numab benchmarks into build/bench'
 	@echo '                     (B="P1 P5" a subset, QUICK=1 the short CI pass)'
 	@echo '  make deps          install what is missing (apt-get)'
 	@echo '  make kernel        build the patched test kernel (incremental)'
 	@echo '  make kernel-debug  build the debug kernel (KASAN, lockdep, ...)'
+	@echo '  make kernel-stock  build stock 6.12 (numab-base) with the test config'
 	@echo '  make guest         build the guest test programs'
 	@echo '  make numabctl      build tools/numab/numabctl'
 	@echo '  make vm CMD="..."  run a command in the tiered guest'
@@ -57,6 +62,9 @@ kernel: deps
 kernel-debug: deps
 	@scripts/build-kernel debug
 
+kernel-stock: deps
+	@scripts/build-kernel stock
+
 kernel-tree: deps
 	@scripts/kernel-tree prepare
 
@@ -71,7 +79,8 @@ numabctl: deps
 	fi
 
 check: deps
-	@$(MAKE) -s $(if $(HOST_ONLY),,kernel guest) $(if $(WANT_DEBUG),kernel-debug) numabctl
+	@$(MAKE) -s $(if $(HOST_ONLY),,kernel guest) $(if $(WANT_DEBUG),kernel-debug) \
+		$(if $(WANT_STOCK),kernel-stock) numabctl
 	@tests/run $(if $(T),-t $(T)) $(TESTS)
 
 check-host: deps

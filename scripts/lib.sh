@@ -33,7 +33,12 @@ source_key() {
 
 kernel_tree() { echo "$NUMAB_CACHE/src/linux-$(source_key)"; }
 
-# kernel_build_dir VARIANT (test|debug)
+# The base (tag numab-base) checked out on its own: a detached git worktree
+# of the kernel tree, so the stock kernel builds without touching the
+# series checkout (scripts/build-kernel stock).
+stock_tree() { echo "$(kernel_tree)-stock"; }
+
+# kernel_build_dir VARIANT (test|debug|stock)
 kernel_build_dir() { echo "$NUMAB_CACHE/build/linux-$(source_key)-$1"; }
 
 kernel_image() { echo "$(kernel_build_dir "$1")/arch/x86/boot/bzImage"; }
