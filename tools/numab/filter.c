@@ -17,6 +17,9 @@ static const char *const meaning[NX_NFILTERS][3] = {
 	  "new VMAs wait scan_delay before the first scan", NULL },
 	{ "scan even when cpuset.mems is a single node",
 	  "skip tasks whose cpuset.mems is a single node", NULL },
+	{ "treat folios mapped by several processes like any other",
+	  "leave folios mapped by several processes alone (6.12)",
+	  "leave them alone, but mark and promote lower-tier ones when tiering" },
 };
 
 enum { FC_NAME, FC_VALUE, FC_SETTING, FC_DEFAULT, FC_MEANING, FC_SYSCTL };
@@ -137,7 +140,8 @@ static int parse_assignments(int argc, char **argv, int *val, bool *set,
 		int idx = nx_filter_index(argv[i], eq ? (size_t)(eq - argv[i]) : strlen(argv[i]));
 
 		if (idx < 0) {
-			nx_warn("unknown filter '%s' (pid, shared_ro, scan_delay, cpuset)", argv[i]);
+			nx_warn("unknown filter '%s' (pid, shared_ro, scan_delay, cpuset, "
+				"shared_folio)", argv[i]);
 			return NX_EUSAGE;
 		}
 		named[idx] = true;
@@ -162,23 +166,17 @@ static void filter_usage(FILE *out)
 	      "       numabctl filter --legacy | --default\n"
 	      "       numabctl filter --save FILE | --restore FILE\n\n"
 	      "Show or set the scan filters (kernel.numa_balancing_filter_*).\n"
-	      "Filters: pid, shared_ro (off|skip|tier, 0..2), scan_delay, cpuset (off|on).\n\n"
+	      "Filters: pid, shared_ro, shared_folio (off|skip|tier, 0..2),\n"
+	      "scan_delay, cpuset (off|on).\n\n"
 	      "  --legacy         stock 6.12 behaviour: pid=skip shared_ro=skip\n"
-	      "                   scan_delay=on cpuset=off\n"
+	      "                   scan_delay=on cpuset=off shared_folio=skip\n"
 	      "  --default        kernel defaults: pid=tier shared_ro=tier scan_delay=on\n"
-	      "                   cpuset=on\n"
+	      "                   cpuset=on shared_folio=tier\n"
+	      "                   (both set only the filters this kernel has)\n"
 	      "  --save FILE      write the current values (sysctl.conf syntax)\n"
 	      "  --restore FILE   set the values saved in FILE\n"
 	      "  --force          set even while a 'numabctl run' holds the filters\n", out);
 	nx_print_columns_help(out, filter_cols, sizeof(filter_cols) / sizeof(filter_cols[0]));
-}
-
-static void preset(int *val, bool *set, bool legacy)
-{
-	for (int i = 0; i < NX_NFILTERS; i++) {
-		val[i] = legacy ? nx_filters[i].legacy : nx_filters[i].def;
-		set[i] = true;
-	}
 }
 
 static int show(const bool *only)
@@ -189,7 +187,8 @@ static int show(const bool *only)
 	nx_filters_read(&st);
 	if (!st.present)
 		nx_warn("no kernel.numa_balancing_filter_* sysctls: kernel lacks the "
-			"numab series (filters behave like stock 6.12: pid and shared_ro skip)");
+			"numab series (filters behave like stock 6.12: pid, shared_ro and "
+			"shared_folio skip)");
 	if (nx_filter_table(&t, &st, "filters", only, nx_opt.columns))
 		return NX_EUSAGE;
 	nx_table_print(&t, stdout);
@@ -217,8 +216,8 @@ int cmd_filter(int argc, char **argv)
 		switch (c) {
 		case 's': save = optarg; break;
 		case 'R': restore = optarg; break;
-		case 'L': preset(val, set, true); any = true; break;
-		case 'D': preset(val, set, false); any = true; break;
+		case 'L': nx_filters_preset(val, set, true); any = true; break;
+		case 'D': nx_filters_preset(val, set, false); any = true; break;
 		case 'f': force = true; break;
 		default:
 			r = nx_opt_other(c, optarg, filter_usage);

@@ -173,6 +173,7 @@ struct nx_filters_state {
 	int val[NX_NFILTERS];	/* -1: sysctl absent */
 	int present;		/* number of filter sysctls found */
 };
+void nx_filters_preset(int *val, bool *set, bool legacy);
 int nx_filter_path(char *buf, size_t sz, int idx);
 void nx_filters_read(struct nx_filters_state *st);
 /* write values where set[i]; on failure roll back and return exit code */

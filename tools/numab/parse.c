@@ -15,6 +15,7 @@ const struct nx_filter_desc nx_filters[NX_NFILTERS] = {
 	{ "shared_ro",	2, 2, 1 },
 	{ "scan_delay",	1, 1, 1 },
 	{ "cpuset",	1, 1, 0 },
+	{ "shared_folio", 2, 2, 1 },	/* page level; newest, may be absent */
 };
 
 static bool is_blank(char c)

@@ -143,7 +143,7 @@ int nx_parse_trace_line(const char *line, size_t len, struct nx_trace_ev *ev);
 int nx_parse_filter_assign(const char *line, size_t len, int *idx, int *val);
 
 /* filters */
-#define NX_NFILTERS 4
+#define NX_NFILTERS 5
 struct nx_filter_desc {
 	const char *name;	/* short name: pid, shared_ro, ... */
 	int max;		/* highest valid value */

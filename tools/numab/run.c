@@ -179,9 +179,12 @@ static void run_usage(FILE *out)
 	      "also when numabctl gets SIGINT, SIGTERM, SIGHUP or SIGQUIT (the signal\n"
 	      "is passed on to CMD).  Only one run may hold the filters at a time\n"
 	      "(lock: /run/numabctl.lock, which also records the values to restore).\n\n"
-	      "  -f, --filter NAME=VALUE  e.g. pid=skip, shared_ro=0, cpuset=off\n"
-	      "      --legacy             stock 6.12 filters (pid=1 shared_ro=1 cpuset=0)\n"
-	      "      --default            kernel default filters\n\n"
+	      "  -f, --filter NAME=VALUE  e.g. pid=skip, shared_ro=0, cpuset=off,\n"
+	      "                           shared_folio=tier\n"
+	      "      --legacy             stock 6.12 filters (pid=1 shared_ro=1 scan_delay=1\n"
+	      "                           cpuset=0 shared_folio=1)\n"
+	      "      --default            kernel default filters\n"
+	      "                           (both set only the filters this kernel has)\n\n"
 	      "Exit status: that of CMD (128+N if killed by signal N, 126/127 if it\n"
 	      "could not be run); numabctl's own codes (1-6) if it fails before CMD.\n", out);
 }
@@ -192,7 +195,7 @@ static int parse_filter_arg(const char *arg, int *val, bool *set)
 
 	if (nx_parse_filter_assign(arg, strlen(arg), &idx, &v)) {
 		nx_warn("invalid --filter '%s': expected NAME=VALUE, NAME one of pid, "
-			"shared_ro, scan_delay, cpuset", arg);
+			"shared_ro, scan_delay, cpuset, shared_folio", arg);
 		return NX_EUSAGE;
 	}
 	val[idx] = v;
@@ -222,10 +225,7 @@ int cmd_run(int argc, char **argv)
 			break;
 		case 'L':
 		case 'D':
-			for (int i = 0; i < NX_NFILTERS; i++) {
-				val[i] = c == 'L' ? nx_filters[i].legacy : nx_filters[i].def;
-				set[i] = true;
-			}
+			nx_filters_preset(val, set, c == 'L');
 			break;
 		default:
 			r = nx_opt_other(c, optarg, run_usage);

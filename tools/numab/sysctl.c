@@ -29,6 +29,41 @@ void nx_filters_read(struct nx_filters_state *st)
 	}
 }
 
+/*
+ * --legacy (@legacy) or --default: every filter this kernel has.  A kernel
+ * of an older numab series lacks the newest sysctls (shared_folio): the
+ * others are set and a warning says which were left alone.  Without any
+ * filter sysctl all are set, so that the write fails saying why.
+ */
+void nx_filters_preset(int *val, bool *set, bool legacy)
+{
+	char path[4096], missing[256] = "";
+	size_t off = 0;
+	int nmissing = 0;
+
+	for (int i = 0; i < NX_NFILTERS; i++) {
+		val[i] = legacy ? nx_filters[i].legacy : nx_filters[i].def;
+		nx_filter_path(path, sizeof(path), i);
+		set[i] = nx_exists(path);
+		if (!set[i] && off < sizeof(missing)) {
+			off += (size_t)snprintf(missing + off, sizeof(missing) - off,
+						"%skernel.numa_balancing_filter_%s",
+						nmissing ? ", " : "", nx_filters[i].name);
+			nmissing++;
+		}
+	}
+	if (nmissing == NX_NFILTERS) {
+		for (int i = 0; i < NX_NFILTERS; i++)
+			set[i] = true;
+		return;
+	}
+	if (nmissing)
+		nx_warn("--%s: %s %s not on this kernel (an older numab series): left "
+			"out, the kernel behaves as it always does there; the other filters "
+			"are set", legacy ? "legacy" : "default", missing,
+			nmissing > 1 ? "are" : "is");
+}
+
 static int write_error(const char *path, int err, int val)
 {
 	if (err == -EINVAL || err == -ERANGE) {

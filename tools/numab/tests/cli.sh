@@ -22,13 +22,13 @@ t "status patched: golden" eval 'rc 0 && golden status-patched.txt && lines 0 er
 nx "$P" status -J
 t "status -J patched: golden" eval 'rc 0 && golden status-patched.json'
 nx "$U" status
-t "status unpatched: one line says what is missing" eval 'rc 0 && lines 1 err && has "numab series" err && has "filter_sysctls 0/4"'
+t "status unpatched: one line says what is missing" eval 'rc 0 && lines 1 err && has "numab series" err && has "filter_sysctls 0/5"'
 nx "$N" status
 t "status without NUMA: one line, still prints support" eval 'rc 0 && lines 1 err && has CONFIG_NUMA err && has "numa_balancing unsupported"'
 nx "$S" status -r -o NODE
 t "status single node: one fast node" eval 'rc 0 && has "^0 true 4 fast" && hasnt "^1 "'
 nx "$M" status -r
-t "status malformed: survives" eval 'rc 0 && has "shared_ro 7 invalid"'
+t "status malformed: survives" eval 'rc 0 && has "shared_ro 7 invalid" && has "shared_folio 3 invalid"'
 
 # --- vmas ------------------------------------------------------------------------
 nx "$P" vmas 4242
@@ -129,7 +129,18 @@ t "filter --default" eval 'rc 0 && sysctl_is "$R" pid 2 && sysctl_is "$R" shared
 nx "$R" filter --restore "$TMP/saved"
 t "filter --restore" eval 'rc 0 && sysctl_is "$R" pid 1 && sysctl_is "$R" cpuset 0'
 nx "$R" filter --legacy
-t "filter --legacy: pid=1 shared_ro=1 scan_delay=1 cpuset=0" eval 'rc 0 && sysctl_is "$R" pid 1 && sysctl_is "$R" shared_ro 1 && sysctl_is "$R" scan_delay 1 && sysctl_is "$R" cpuset 0'
+t "filter --legacy: pid=1 shared_ro=1 scan_delay=1 cpuset=0 shared_folio=1" eval 'rc 0 && sysctl_is "$R" pid 1 && sysctl_is "$R" shared_ro 1 && sysctl_is "$R" scan_delay 1 && sysctl_is "$R" cpuset 0 && sysctl_is "$R" shared_folio 1 && lines 0 err'
+nx "$R" filter shared_folio=tier -r -n -o NAME,VALUE,SETTING
+t "filter shared_folio=tier: set by name, shown" eval 'rc 0 && sysctl_is "$R" shared_folio 2 && has "^shared_folio 2 tier$" && lines 1'
+nx "$R" filter shared_folio=off
+t "filter shared_folio=off" eval 'rc 0 && sysctl_is "$R" shared_folio 0'
+nx "$R" filter shared_folio=on
+t "filter shared_folio=on: exit 1, names the values" eval 'rc 1 && sysctl_is "$R" shared_folio 0 && has "off|skip|tier" err'
+nx "$R" filter --default
+t "filter --default: shared_folio=2" eval 'rc 0 && sysctl_is "$R" shared_folio 2'
+nx "$R" filter nosuch=1
+t "filter unknown name: the error lists shared_folio" eval 'rc 1 && has shared_folio err'
+nx "$R" filter --legacy
 nx "$R" filter pid=0 cpuset=tier
 t "filter invalid value: exit 1, nothing changed" eval 'rc 1 && sysctl_is "$R" pid 1 && has cpuset err'
 printf 'pid=2\nbogus line\n' > "$TMP/bad"
@@ -140,7 +151,23 @@ t "filter --restore of a missing file: names it" eval 'rc 4 && has nonexistent e
 rm "$R/proc/sys/kernel/numa_balancing_filter_cpuset"; mkdir "$R/proc/sys/kernel/numa_balancing_filter_cpuset"
 nx "$R" filter pid=2 cpuset=1
 t "filter write failure rolls back the filters already set" eval '[ "$(cat "$TMP/rc")" != 0 ] && sysctl_is "$R" pid 1'
+# a kernel of the first numab series: four filter sysctls, no shared_folio
+R=$(copy patched); rm "$R/proc/sys/kernel/numa_balancing_filter_shared_folio"
+nx "$R" filter -r -n -o NAME,VALUE,SETTING
+t "filter without shared_folio: shown as absent" eval 'rc 0 && has "^shared_folio - absent$" && has "^cpuset 1 on$" && lines 0 err'
+nx "$R" filter --legacy -r -n -o NAME,SETTING
+t "filter --legacy without shared_folio: sets the other four, says it left shared_folio out" eval 'rc 0 && sysctl_is "$R" pid 1 && sysctl_is "$R" shared_ro 1 && sysctl_is "$R" scan_delay 1 && sysctl_is "$R" cpuset 0 && [ ! -e "$R/proc/sys/kernel/numa_balancing_filter_shared_folio" ] && lines 1 err && has "kernel.numa_balancing_filter_shared_folio is not on this kernel" err && has "^shared_folio absent$"'
+nx "$R" filter --default
+t "filter --default without shared_folio: sets the other four" eval 'rc 0 && sysctl_is "$R" pid 2 && sysctl_is "$R" cpuset 1 && [ ! -e "$R/proc/sys/kernel/numa_balancing_filter_shared_folio" ] && has "^numabctl: --default: " err'
+nx "$R" filter shared_folio=1
+t "filter shared_folio=1 without the sysctl: exit 4, nothing created" eval 'rc 4 && has numa_balancing_filter_shared_folio err && [ ! -e "$R/proc/sys/kernel/numa_balancing_filter_shared_folio" ]'
+nx "$R" run --legacy -- sh -c "cat '$R/proc/sys/kernel/numa_balancing_filter_pid' '$R/proc/sys/kernel/numa_balancing_filter_cpuset'"
+t "run --legacy without shared_folio: runs with the other four, restores them" eval 'rc 0 && [ "$(tr "\n" " " < "$TMP/out")" = "1 0 " ] && sysctl_is "$R" pid 2 && sysctl_is "$R" cpuset 1 && has shared_folio err && [ ! -e "$R/proc/sys/kernel/numa_balancing_filter_shared_folio" ]'
+nx "$R" status -r
+t "status without shared_folio: 4/5 filter sysctls" eval 'rc 0 && has "filter_sysctls 4/5" && has "^shared_folio - absent"'
 R=$(copy unpatched-6.12)
+nx "$R" filter --legacy
+t "filter --legacy on unpatched kernel: exit 4, nothing created" eval 'rc 4 && has "numab" err && [ -z "$(ls "$R/proc/sys/kernel" | grep filter_)" ]'
 nx "$R" filter pid=1
 t "filter set on unpatched kernel: exit 4, says why" eval 'rc 4 && has "numab" err'
 nx "$R" filter --save "$TMP/x"
@@ -152,8 +179,10 @@ nx "$R" run --filter pid=skip -f shared_ro=off -- sh -c "cat '$R/proc/sys/kernel
 t "run: filters changed while CMD runs" eval '[ "$(cat "$TMP/out" | tr "\n" " ")" = "1 0 " ]'
 t "run: exit status of CMD, filters restored" eval 'rc 3 && sysctl_is "$R" pid 2 && sysctl_is "$R" shared_ro 2'
 t "run: lock released and cleared" eval '[ ! -s "$R/run/numabctl.lock" ]'
-nx "$R" run --legacy -- true
-t "run --legacy: restored afterwards" eval 'rc 0 && sysctl_is "$R" cpuset 1 && sysctl_is "$R" pid 2'
+nx "$R" run --legacy -- cat "$R/proc/sys/kernel/numa_balancing_filter_shared_folio"
+t "run --legacy: shared_folio=1 while CMD runs, restored afterwards" eval 'rc 0 && [ "$(cat "$TMP/out")" = 1 ] && sysctl_is "$R" cpuset 1 && sysctl_is "$R" pid 2 && sysctl_is "$R" shared_folio 2 && lines 0 err'
+nx "$R" run -f shared_folio=off -- true
+t "run -f shared_folio=off: accepted, restored" eval 'rc 0 && sysctl_is "$R" shared_folio 2'
 nx "$R" run -f pid=1 -- /nonexistent/cmd
 t "run of a missing command: 127, restored" eval 'rc 127 && sysctl_is "$R" pid 2'
 nx "$R" run -f pid=9 -- true
@@ -219,6 +248,7 @@ t "watch with interval 0: exit 1" rc 1
 # --- report --------------------------------------------------------------------
 nx "$P" report 4242 -d 0 --trace-input "$TR"
 t "report: every section present" eval 'rc 0 && has "^Report:" && has "^Support:" && has "^Nodes:" && has "^Tunables:" && has "^Filters:" && has "^Counters over the interval" && has "^VMAs at start" && has "^VMAs at end" && has "^VMA skips traced" && has "^NUMA block" && has "^Cgroup"'
+t "report: the filters include shared_folio" has "^shared_folio *2 tier"
 t "report: kernel, cmdline, sched and cpuset content" eval 'has "6.12.0-numab" && has "numa_balancing=enable" && has "mm->numa_scan_seq *412" && has "cpuset.mems.effective 0-1" && has "pid_inactive *3"'
 nx "$P" report 4242 -d 0 -J -o "$TMP/report.json"
 t "report -J -o FILE: written, stdout empty, no temp file left" eval 'rc 0 && lines 0 && [ -s "$TMP/report.json" ] && [ -z "$(ls "$TMP" | grep "report.json\\.")" ]'
@@ -247,7 +277,12 @@ nx "$P" vmas 4242
 t "man page: the vmas example is current output" doc_example "numabctl vmas 4242"
 nx "$P" vmas -J --stranded -o START,SIZE,SLOW,SEQS,VERDICT,WHY 4242
 t "man page: the vmas -J example is current output" doc_example "numabctl vmas -J --stranded -o START,SIZE,SLOW,SEQS,VERDICT,WHY 4242"
+nx "$P" filter
+t "man page: the filter example is current output" doc_example "numabctl filter"
 t "man page documents every command" eval '(for c in status vmas filter run watch trace report; do grep -q "^$c" "$DOC" || exit 1; done)'
+nx "$P" filter -r -n -o NAME
+t "man page and bash completion name every filter" eval '(for f in $(cat "$TMP/out"); do grep -q "\`\`$f\`\`" "$DOC" && grep -q "$f=tier\|$f=on" bash-completion/numabctl || { echo "# $f"; exit 1; }; done)'
+t "filter --help and run --help name every filter" eval '(for c in filter run; do "$BIN" $c --help > "$TMP/h" 2>&1; for f in $(cat "$TMP/out"); do grep -q "$f" "$TMP/h" || { echo "# $c: $f"; exit 1; }; done; done)'
 t "man page documents every exit status" eval '(for c in 0 1 2 3 4 5 6; do grep -q "^$c\$" "$DOC" || exit 1; done)'
 sh Documentation/rst2man.sh "$DOC" > "$TMP/numabctl.8" 2> "$TMP/err"
 t "man page converts to troff" eval 'grep -q "^\.TH" "$TMP/numabctl.8"'

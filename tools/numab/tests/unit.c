@@ -240,6 +240,12 @@ static void test_small_parsers(void)
 	    idx == 0 && val == 2, "filter: sysctl.conf syntax");
 	tap(nx_parse_filter_assign(L("shared_ro=skip"), &idx, &val) == 0 && idx == 1 && val == 1,
 	    "filter: value by name");
+	tap(nx_parse_filter_assign(L("kernel.numa_balancing_filter_shared_folio = tier"), &idx, &val) == 0 &&
+	    idx == 4 && val == 2 && nx_parse_filter_assign(L("shared_folio=skip"), &idx, &val) == 0 &&
+	    val == 1 && nx_parse_filter_assign(L("shared_folio=3"), &idx, &val) == -1 &&
+	    nx_parse_filter_assign(L("shared_folio=on"), &idx, &val) == -1 &&
+	    !strcmp(nx_filter_value_name(4, 0), "off"),
+	    "filter: shared_folio is off|skip|tier");
 	tap(nx_parse_filter_assign(L("cpuset=tier"), &idx, &val) == -1 &&
 	    nx_parse_filter_assign(L("pid=3"), &idx, &val) == -1 &&
 	    nx_parse_filter_assign(L("nosuch=1"), &idx, &val) == -1 &&
@@ -389,7 +395,23 @@ static void test_filters(void)
 
 	use_fixture("patched");
 	nx_filters_read(&st);
-	tap(st.present == 4 && st.val[0] == 2 && st.val[3] == 1, "filters: read from sysctls");
+	tap(st.present == 5 && st.val[0] == 2 && st.val[3] == 1 && st.val[4] == 2,
+	    "filters: read from sysctls, shared_folio too");
+	{
+		int val[NX_NFILTERS];
+		bool set[NX_NFILTERS];
+
+		nx_filters_preset(val, set, true);
+		tap(val[0] == 1 && val[1] == 1 && val[2] == 1 && val[3] == 0 && val[4] == 1 &&
+		    set[0] && set[1] && set[2] && set[3] && set[4],
+		    "filters: --legacy is pid=1 shared_ro=1 scan_delay=1 cpuset=0 shared_folio=1");
+		nx_filters_preset(val, set, false);
+		tap(val[0] == 2 && val[1] == 2 && val[2] == 1 && val[3] == 1 && val[4] == 2 && set[4],
+		    "filters: --default is pid=2 shared_ro=2 scan_delay=1 cpuset=1 shared_folio=2");
+		use_fixture("unpatched-6.12");
+		nx_filters_preset(val, set, true);
+		tap(set[0] && set[4], "filters: --legacy without any filter sysctl sets all (the write says why)");
+	}
 	use_fixture("unpatched-6.12");
 	nx_filters_read(&st);
 	tap(st.present == 0 && st.val[0] == -1, "filters: absent on unpatched kernel");
