@@ -344,7 +344,7 @@ static const struct nx_colspec trace_cols[] = {
 	[TC_SIZE] = { "SIZE", 5, SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER, "size of the VMA" },
 	[TC_NAME] = { "NAME", 0.3, SCOLS_FL_TRUNC, SCOLS_JSON_STRING, "mapping, from maps" },
 	[TC_REASON] = { "REASON", 12, 0, SCOLS_JSON_STRING,
-			"unsuitable, shared_ro, inaccessible, scan_delay, pid_inactive, ..." },
+			"unsuitable, shared_ro, pid_inactive, seq_completed, promo_backoff, ..." },
 	[TC_COUNT] = { "COUNT", 5, SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER, "times skipped" },
 };
 
@@ -393,7 +393,11 @@ static void trace_usage(FILE *out)
 	      "Record sched:sched_skip_vma_numa for SEC seconds (needs root: tracefs)\n"
 	      "and count, per VMA of PID and reason, how often the scanner skipped it.\n"
 	      "Reasons: unsuitable, shared_ro, inaccessible, scan_delay, pid_inactive,\n"
-	      "ignore_pid_inactive, seq_completed (and any the kernel adds).\n\n"
+	      "ignore_pid_inactive, seq_completed (already scanned, fully or\n"
+	      "promotion-only, in this scan sequence), pid_inactive_promo_only,\n"
+	      "shared_ro_promo_only (scanned for promotion only), promo_backoff (a\n"
+	      "promotion-only scan that found nothing waits 2 or 4 sequences), and\n"
+	      "any the kernel adds.\n\n"
 	      "  -d, --duration SEC  how long to record (default 10; Ctrl-C stops early)\n"
 	      "  -i, --input FILE    parse a saved trace (trace_pipe text, - for stdin)\n"
 	      "                      instead of recording\n", out);

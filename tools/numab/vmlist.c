@@ -285,12 +285,13 @@ static const char *judge(const struct nx_vma *v, const struct nx_vmlist *l,
 	 * A promotion-only scan leaves prev_seq alone: such a VMA is being
 	 * scanned if its last promotion-only scan is recent (promo_seq), or,
 	 * on kernels without promo_seq, if it has completed one or the last
-	 * pass restricted it.
+	 * pass restricted it or waited after one (promo_backoff).
 	 */
 	if (n->have & NV_HAVE_PROMO_SEQ)
 		promo_recent = nx_seqs_since(l->mm.scan_seq, n->promo_seq) < stale;
 	else
-		promo_recent = n->promo_scans || is_promo_only(n->last_skip);
+		promo_recent = n->promo_scans || is_promo_only(n->last_skip) ||
+			       !strcmp(n->last_skip, "promo_backoff");
 	if (slow && seqs >= stale && !promo_recent) {
 		WHY("not scanned for %llu seqs%s%s", (unsigned long long)seqs,
 		    n->last_skip[0] ? ", last_skip=" : "", n->last_skip);

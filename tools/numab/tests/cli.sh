@@ -21,6 +21,8 @@ nx "$P" status
 t "status patched: golden" eval 'rc 0 && golden status-patched.txt && lines 0 err'
 nx "$P" status -J
 t "status -J patched: golden" eval 'rc 0 && golden status-patched.json'
+nx "$P" status -r
+t "status: the promo_backoff skip counter" has "^numa_vma_skip_promo_backoff 31$"
 nx "$U" status
 t "status unpatched: one line says what is missing" eval 'rc 0 && lines 1 err && has "numab series" err && has "filter_sysctls 0/5"'
 nx "$N" status
@@ -97,6 +99,12 @@ for fx in "$U" "$N" "$M"; do
 	NUMABCTL_EMIT_DEBUG=1 NUMABCTL_CHUNK=1 nx "$fx" vmas 4242
 	t "vmas ${fx##*/} in chunks of 1, rows after the first without libsmartcols: same output as one table" eval '[ "$(fast_rows)" -gt 0 ] && cmp -s "$TMP/one" "$TMP/out"'
 done
+
+# a kernel without promo_seq: a VMA waiting after a promotion-only scan
+# (last_skip=promo_backoff) is being scanned, not stranded
+R=$(copy patched); sed -i '/^7f3a40000000/ { s/ promo_seq=[0-9]*//; s/last_skip=pid_inactive/last_skip=promo_backoff/; }' "$R/proc/4242/numa_vmas"
+nx "$R" vmas -r -n -o START,PSEQS,LAST_SKIP,VERDICT 4242
+t "vmas without promo_seq: last_skip=promo_backoff is not stranded" eval 'rc 0 && has "^7f3a40000000  promo_backoff ok$"'
 
 R=$(copy patched); echo 0 > "$R/proc/sys/kernel/numa_balancing"
 nx "$R" vmas -n -o START 4242
@@ -219,6 +227,11 @@ nx "$P" trace 4242 -i "$TR" -J -o START,REASON,COUNT
 t "trace -J: counts per reason" eval 'rc 0 && has "\"reason\": \"pid_inactive\"" && has "\"count\": 3"'
 cat "$TR" | "$BIN" --sysroot "$P" trace 4242 -i - -r -n -o START,REASON > "$TMP/out" 2> /dev/null
 t "trace --input - reads stdin" eval 'lines 5 && has "7f3a50000000 scan_delay"'
+nx "$P" trace --help
+t "trace --help names the v2 reasons" eval 'rc 0 && has promo_backoff && has pid_inactive_promo_only && has shared_ro_promo_only'
+grep -v sched_move "$TR" | sed 's/reason=scan_delay/reason=promo_backoff/; s/reason=seq_completed/reason=pid_inactive_promo_only/' > "$TMP/tr2"
+nx "$P" trace 4242 -i "$TMP/tr2" -r -n -o START,REASON,COUNT
+t "trace: promo_backoff and pid_inactive_promo_only counted per VMA" eval 'rc 0 && has "^7f3a50000000 promo_backoff 1$" && has "^7f3a00000000 pid_inactive_promo_only 1$"'
 nx "$N" trace 4242 -d 0.1
 t "trace without the tracepoint: exit 4, says what is missing" eval 'rc 4 && has sched_skip_vma_numa err'
 nx "$P" trace 4242 -d 0.1
@@ -249,6 +262,7 @@ t "watch with interval 0: exit 1" rc 1
 nx "$P" report 4242 -d 0 --trace-input "$TR"
 t "report: every section present" eval 'rc 0 && has "^Report:" && has "^Support:" && has "^Nodes:" && has "^Tunables:" && has "^Filters:" && has "^Counters over the interval" && has "^VMAs at start" && has "^VMAs at end" && has "^VMA skips traced" && has "^NUMA block" && has "^Cgroup"'
 t "report: the filters include shared_folio" has "^shared_folio *2 tier"
+t "report: the promo_backoff skip counter over the interval" has "^numa_vma_skip_promo_backoff *31 *31 *0$"
 t "report: kernel, cmdline, sched and cpuset content" eval 'has "6.12.0-numab" && has "numa_balancing=enable" && has "mm->numa_scan_seq *412" && has "cpuset.mems.effective 0-1" && has "pid_inactive *3"'
 nx "$P" report 4242 -d 0 -J -o "$TMP/report.json"
 t "report -J -o FILE: written, stdout empty, no temp file left" eval 'rc 0 && lines 0 && [ -s "$TMP/report.json" ] && [ -z "$(ls "$TMP" | grep "report.json\\.")" ]'
