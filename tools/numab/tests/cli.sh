@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 # CLI tests, sourced by tests/check.sh (uses its helpers).
+DOC=$(pwd)/Documentation/numabctl.rst
 P=$FIX/patched U=$FIX/unpatched-6.12 N=$FIX/no-numab S=$FIX/single-node M=$FIX/malformed
 
 # --- help and usage ----------------------------------------------------------
@@ -105,6 +106,19 @@ done
 R=$(copy patched); sed -i '/^7f3a40000000/ { s/ promo_seq=[0-9]*//; s/last_skip=pid_inactive/last_skip=promo_backoff/; }' "$R/proc/4242/numa_vmas"
 nx "$R" vmas -r -n -o START,PSEQS,LAST_SKIP,VERDICT 4242
 t "vmas without promo_seq: last_skip=promo_backoff is not stranded" eval 'rc 0 && has "^7f3a40000000  promo_backoff ok$"'
+
+# series v2: the per-VMA counters saturate; numabctl prints them as read
+R=$(copy patched); sed -i '/^7f3a00000000/ { s/ promo_only=0/ promo_only=1/; s/ scans=37/ scans=65535/; s/ promo_scans=4/ promo_scans=65535/; s/ pte_updates=131072/ pte_updates=4294967295/; s/ skip_delay=1/ skip_delay=65535/; s/ skip_seq=3/ skip_seq=65535/; s/ skip_pid=0/ skip_pid=4294967295/; }' "$R/proc/4242/numa_vmas"
+sat="^7f3a00000000 1 65535 65535 4294967295 65535 65535 4294967295 ok$"
+nx "$R" vmas -r -n -o START,PONLY,SCANS,PSCANS,PTES,SKIP_DELAY,SKIP_SEQ,SKIP_PID,VERDICT 4242
+t "vmas: saturated counters printed unchanged, verdict unchanged" eval 'rc 0 && has "$sat" && lines 0 err'
+NUMABCTL_CHUNK=1 nx "$R" vmas -r -n -o START,PONLY,SCANS,PSCANS,PTES,SKIP_DELAY,SKIP_SEQ,SKIP_PID,VERDICT 4242
+t "vmas: saturated counters unchanged on the streamed path too" eval 'rc 0 && has "$sat"'
+nx "$R" vmas -J -o START,SCANS,PTES,SKIP_PID 4242
+t "vmas -J: saturated counters are plain numbers" eval 'rc 0 && has "\"scans\": 65535," && has "\"ptes\": 4294967295," && has "\"skip_pid\": 4294967295"'
+nx "$R" vmas --sort scans -r -n -o START 4242
+t "vmas --sort scans: a saturated count sorts first" eval 'rc 0 && [ "$(head -1 "$TMP/out")" = 7f3a00000000 ]'
+t "vmas --help and the man page say the counters saturate" eval '"$BIN" vmas --help | grep -q "SCANS.*stops at 65535" && grep -q "saturate" "$DOC" && grep -q "4294967295" "$DOC"'
 
 R=$(copy patched); echo 0 > "$R/proc/sys/kernel/numa_balancing"
 nx "$R" vmas -n -o START 4242

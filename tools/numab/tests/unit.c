@@ -144,6 +144,8 @@ static void same_as_general(void)
 		"7f3a4a000000-7f3a4a021000 filter=unsuitable state=none anon",
 		"7f3a4a000000-7f3a4a021000 filter=unsuitable state=none stack  ",
 		"7f3a4a000000-7f3a4a021000 filter=none state=ok start_seq=1 prev_seq=2 promo_seq=3 pids=0x1,0x0 pid_reset_ms=1 next_scan_ms=2 promo_only=0 scans=1 promo_scans=0 pte_updates=0 skip_delay=0 skip_seq=0 skip_pid=0 last_skip= anon",
+		/* series v2: counters saturated */
+		"7f3a4a000000-7f3a4a021000 filter=none state=ok start_seq=1 prev_seq=2 promo_seq=3 pids=0x1,0x0 pid_reset_ms=1 next_scan_ms=2 promo_only=1 scans=65535 promo_scans=65535 pte_updates=4294967295 skip_delay=65535 skip_seq=65535 skip_pid=4294967295 last_skip=promo_backoff anon",
 		/* each below leaves the fast path somewhere */
 		"7f3a4a000000-7f3a4a021000 filter=unsuitable state=none anon extra",
 		"7f3a4a000000-7f3a4a021000  filter=none state=none anon",
@@ -161,7 +163,7 @@ static void same_as_general(void)
 		"7f3a4a000000-7f3a4a021000-1 filter=none state=none anon",
 		"17f3a4a0000000000-27f3a4a0000000000 filter=none state=none anon",
 	};
-	const size_t nfast = 6;
+	const size_t nfast = 7;
 	int bad = 0;
 
 	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
@@ -199,6 +201,11 @@ static void test_numa_vmas(void)
 	    v.promo_scans == 4 && v.pte_updates == 131072 && !strcmp(v.last_skip, "seq_completed") &&
 	    nx_span_eq(v.name, "/memfd:big") && (v.have & NV_HAVE_SKIP_PID),
 	    "numa_vmas: full VMA line (issue 4 example)");
+	tap(nx_parse_numa_vmas_line(L("7f3a4a000000-7f3a4a021000 filter=none state=ok start_seq=1 prev_seq=2 promo_seq=3 pids=0x1,0x0 pid_reset_ms=1 next_scan_ms=2 promo_only=1 scans=65535 promo_scans=65535 pte_updates=4294967295 skip_delay=65535 skip_seq=65535 skip_pid=4294967295 last_skip=promo_backoff anon"), &mm, &v) == 0 &&
+	    v.scans == 65535 && v.promo_scans == 65535 && v.skip_delay == 65535 &&
+	    v.skip_seq == 65535 && v.pte_updates == 4294967295ull && v.skip_pid == 4294967295ull &&
+	    v.promo_only == 1 && !strcmp(v.last_skip, "promo_backoff"),
+	    "numa_vmas: saturated counters (series v2) read as they are");
 	tap(nx_parse_numa_vmas_line(L("7f3a4a000000-7f3a4a021000 filter=shared_ro state=none file=/usr/lib/libc.so.6"), &mm, &v) == 0 &&
 	    !strcmp(v.filter, "shared_ro") && !(v.have & NV_HAVE_PREV_SEQ),
 	    "numa_vmas: state=none line without per-scan keys");
