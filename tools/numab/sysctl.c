@@ -71,8 +71,12 @@ static int write_error(const char *path, int err, int val)
 		return NX_EUSAGE;
 	}
 	if (err == -ENOENT) {
-		nx_warn("%s: not found: this kernel lacks the numab filter sysctls "
-			"(numab kernel series part 2)", path);
+		if (strstr(path, "filter_shared_folio"))
+			nx_warn("%s: not found: this kernel lacks the shared_folio filter "
+				"(numab kernel series v2)", path);
+		else
+			nx_warn("%s: not found: this kernel lacks the numab filter sysctls "
+				"(numab kernel series part 2)", path);
 		return NX_ENOTSUP;
 	}
 	if (err == -EACCES || err == -EPERM) {

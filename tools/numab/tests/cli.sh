@@ -182,7 +182,10 @@ t "filter --legacy without shared_folio: sets the other four, says it left share
 nx "$R" filter --default
 t "filter --default without shared_folio: sets the other four" eval 'rc 0 && sysctl_is "$R" pid 2 && sysctl_is "$R" cpuset 1 && [ ! -e "$R/proc/sys/kernel/numa_balancing_filter_shared_folio" ] && has "^numabctl: --default: " err'
 nx "$R" filter shared_folio=1
-t "filter shared_folio=1 without the sysctl: exit 4, nothing created" eval 'rc 4 && has numa_balancing_filter_shared_folio err && [ ! -e "$R/proc/sys/kernel/numa_balancing_filter_shared_folio" ]'
+t "filter shared_folio=1 without the sysctl: exit 4, says series v2, nothing created" eval 'rc 4 && has "numa_balancing_filter_shared_folio: not found: this kernel lacks the shared_folio filter (numab kernel series v2)" err && [ ! -e "$R/proc/sys/kernel/numa_balancing_filter_shared_folio" ]'
+printf 'kernel.numa_balancing_filter_pid = 1\nkernel.numa_balancing_filter_shared_folio = 1\n' > "$TMP/v2.conf"
+nx "$R" filter --restore "$TMP/v2.conf"
+t "filter --restore of a v2 file without shared_folio: exit 4, rolled back" eval 'rc 4 && sysctl_is "$R" pid 2 && has "series v2" err'
 nx "$R" run --legacy -- sh -c "cat '$R/proc/sys/kernel/numa_balancing_filter_pid' '$R/proc/sys/kernel/numa_balancing_filter_cpuset'"
 t "run --legacy without shared_folio: runs with the other four, restores them" eval 'rc 0 && [ "$(tr "\n" " " < "$TMP/out")" = "1 0 " ] && sysctl_is "$R" pid 2 && sysctl_is "$R" cpuset 1 && has shared_folio err && [ ! -e "$R/proc/sys/kernel/numa_balancing_filter_shared_folio" ]'
 nx "$R" status -r
