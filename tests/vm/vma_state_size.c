@@ -14,9 +14,11 @@
  * objects) and of Slab in /proc/meminfo, per VMA.
  *
  * Asserted: kmalloc-64 grew by at least 90% of NVMAS objects and
- * kmalloc-128 by less than 10% of NVMAS (the state is in kmalloc-64), and
- * Slab grew by at most 80 bytes per VMA. On a kernel without numa_vmas the
- * test skips: the state cannot be seen.
+ * kmalloc-128 by less than 10% of NVMAS (the state is in kmalloc-64). The
+ * growth of Slab is printed only: it depends on how many free objects the
+ * caches had before (measured: 60.6 bytes per VMA with the state in
+ * kmalloc-64, 34.8 with it in kmalloc-128). On a kernel without numa_vmas
+ * the test skips: the state cannot be seen.
  */
 #include "../lib/numab_test.h"
 
@@ -79,14 +81,14 @@ int main(int argc, char **argv)
 	char *base;
 	int fail = 0;
 
-	printf("TAP version 13\n1..3\n");
+	printf("TAP version 13\n1..2\n");
 	if (access("/proc/self/numa_vmas", R_OK)) {
 		printf("ok 1 # SKIP no /proc/self/numa_vmas: the per-VMA state cannot be seen\n");
-		printf("ok 2 # SKIP\nok 3 # SKIP\n");
+		printf("ok 2 # SKIP\n");
 		return 0;
 	}
 	if (access("/proc/slabinfo", R_OK)) {
-		printf("ok 1 # SKIP no /proc/slabinfo (CONFIG_SLUB_DEBUG=n)\nok 2 # SKIP\nok 3 # SKIP\n");
+		printf("ok 1 # SKIP no /proc/slabinfo (CONFIG_SLUB_DEBUG=n)\nok 2 # SKIP\n");
 		return 0;
 	}
 	nt_tunables_save(&saved_t);
@@ -141,7 +143,7 @@ int main(int argc, char **argv)
 	       (after.slab_kb - before.slab_kb) * 1024.0 / nvmas);
 	if (ok < nvmas) {
 		printf("not ok 1 every VMA has scan state (%ld of %ld in 120 s)\n", ok, nvmas);
-		printf("ok 2 # SKIP not every VMA was scanned\nok 3 # SKIP\n");
+		printf("ok 2 # SKIP not every VMA was scanned\n");
 		munmap(base, nvmas * pagesz);
 		return 1;
 	}
@@ -151,12 +153,6 @@ int main(int argc, char **argv)
 		printf("ok 2 the per-VMA state is in kmalloc-64\n");
 	} else {
 		printf("not ok 2 the per-VMA state is in kmalloc-64\n");
-		fail = 1;
-	}
-	if ((after.slab_kb - before.slab_kb) * 1024 <= 80 * nvmas) {
-		printf("ok 3 Slab grew by at most 80 bytes per VMA\n");
-	} else {
-		printf("not ok 3 Slab grew by at most 80 bytes per VMA\n");
 		fail = 1;
 	}
 	munmap(base, nvmas * pagesz);
