@@ -14,7 +14,7 @@ t() { # t NAME STATUS [diagnostic]
 }
 skip() { n=$((n + 1)); echo "ok $n $1 # SKIP $2"; }
 F=/proc/sys/kernel/numa_balancing_filter_
-vals() { echo "$(cat ${F}pid) $(cat ${F}shared_ro) $(cat ${F}scan_delay) $(cat ${F}cpuset)"; }
+vals() { echo "$(cat ${F}pid) $(cat ${F}shared_ro) $(cat ${F}scan_delay) $(cat ${F}cpuset) $(cat ${F}shared_folio)"; }
 echo "TAP version 13"
 
 out=$(numabctl status 2>&1); rc=$?
@@ -23,46 +23,46 @@ echo "$out" | grep -q "memory_tiering *yes"
 t "status sees the memory tiers" $? "$out"
 
 if [ ! -e ${F}pid ]; then
-	echo "$out" | grep -q "filter_sysctls *0/4"
+	echo "$out" | grep -q "filter_sysctls *0/5"
 	t "status says the filter sysctls are missing" $? "$out"
 	for x in "filter --legacy" "run restores" "bad value" "unprivileged"; do
 		skip "$x" "no kernel.numa_balancing_filter_* (kernel without the numab series)"
 	done
 	echo "1..$n"; exit $bad
 fi
-echo "$out" | grep -q "filter_sysctls *4/4"
-t "status finds the 4 filter sysctls" $? "$out"
+echo "$out" | grep -q "filter_sysctls *5/5"
+t "status finds the 5 filter sysctls" $? "$out"
 
 numabctl filter --default >/dev/null
 numabctl filter --legacy >/dev/null; rc=$?
 v=$(vals)
-t "filter --legacy sets pid=1 shared_ro=1 scan_delay=1 cpuset=0" $([ $rc = 0 ] && [ "$v" = "1 1 1 0" ]; echo $?) "rc=$rc values=$v"
+t "filter --legacy sets pid=1 shared_ro=1 scan_delay=1 cpuset=0 shared_folio=1" $([ $rc = 0 ] && [ "$v" = "1 1 1 0 1" ]; echo $?) "rc=$rc values=$v"
 numabctl filter pid=off shared_ro=tier >/dev/null
 v=$(vals)
-t "filter by value name (pid=off shared_ro=tier)" $([ "$v" = "0 2 1 0" ]; echo $?) "values=$v"
+t "filter by value name (pid=off shared_ro=tier)" $([ "$v" = "0 2 1 0 1" ]; echo $?) "values=$v"
 numabctl filter --default >/dev/null
 v=$(vals)
-t "filter --default restores 2 2 1 1" $([ "$v" = "2 2 1 1" ]; echo $?) "values=$v"
+t "filter --default restores 2 2 1 1 2" $([ "$v" = "2 2 1 1 2" ]; echo $?) "values=$v"
 
 during=$(numabctl run --legacy -- cat ${F}pid); rc=$?
 v=$(vals)
 t "run --legacy: legacy while the command runs" $([ "$during" = 1 ] && [ $rc = 0 ]; echo $?) "during=$during rc=$rc"
-t "run --legacy: defaults back after it exits" $([ "$v" = "2 2 1 1" ]; echo $?) "values=$v"
+t "run --legacy: defaults back after it exits" $([ "$v" = "2 2 1 1 2" ]; echo $?) "values=$v"
 
 numabctl run --legacy -- sleep 30 &
 rpid=$!
 i=0; while [ "$(cat ${F}pid)" != 1 ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
 kill -TERM $rpid; wait $rpid; rc=$?
 v=$(vals)
-t "run killed by SIGTERM restores the filters" $([ "$v" = "2 2 1 1" ]; echo $?) "rc=$rc values=$v"
+t "run killed by SIGTERM restores the filters" $([ "$v" = "2 2 1 1 2" ]; echo $?) "rc=$rc values=$v"
 
 out=$(numabctl filter pid=7 2>&1); rc=$?
 v=$(vals)
-t "filter pid=7 fails, value unchanged" $([ $rc != 0 ] && [ "$v" = "2 2 1 1" ]; echo $?) "rc=$rc values=$v: $out"
+t "filter pid=7 fails, value unchanged" $([ $rc != 0 ] && [ "$v" = "2 2 1 1 2" ]; echo $?) "rc=$rc values=$v: $out"
 
 out=$(su nobody -c "/numab/bin/numabctl filter --legacy" 2>&1); rc=$?
 v=$(vals)
-t "unprivileged filter --legacy: exit 3, values unchanged" $([ $rc = 3 ] && [ "$v" = "2 2 1 1" ]; echo $?) "rc=$rc values=$v: $out"
+t "unprivileged filter --legacy: exit 3, values unchanged" $([ $rc = 3 ] && [ "$v" = "2 2 1 1 2" ]; echo $?) "rc=$rc values=$v: $out"
 out=$(su nobody -c "/numab/bin/numabctl filter" 2>&1); rc=$?
 t "unprivileged filter (show) works" $rc "$out"
 
