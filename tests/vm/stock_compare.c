@@ -44,6 +44,10 @@
  *   shared_text_m2  the same file mapped MAP_PRIVATE PROT_READ|PROT_EXEC
  *     and read by 2 forked processes (program text of a pre-forking
  *     server);
+ *   shared_anon_m2  anonymous memory on node 2 shared copy-on-write by a
+ *     process and its forked child, both reading: stock never marks a
+ *     COW folio likely mapped by two processes (change_pte_range()), the
+ *     page-level filter that filter_shared_folio=1 keeps;
  *   sockets_m3  mode 3 where socket placement and promotion meet: 16 MiB
  *     on node 1 and 16 MiB on node 2, read from CPU 0.
  *
@@ -346,6 +350,42 @@ static void shared_text_m2(void)
 	waitpid(other, NULL, 0);
 }
 
+/* ---- anonymous memory shared copy-on-write after fork (mode 2) ---------- */
+
+/*
+ * The page-level filter of change_pte_range(): a folio of a COW mapping
+ * that is likely mapped by more than one process is never marked. Stock
+ * leaves such memory on the lower tier; on the series the legacy value
+ * of filter_shared_folio must do the same.
+ */
+static void shared_anon_m2(void)
+{
+	long npages = REGION_MB * MB / pagesz;
+	struct window w;
+	pid_t other;
+	char *p;
+
+	pin_cpu(0);
+	p = nw_map_on_node(REGION_MB * MB, 2);
+	if (p == MAP_FAILED)
+		FAIL("32 MiB on node 2");
+	if (pages_on(p, npages, 2) != npages)
+		FAIL("not all of the region is on node 2");
+	other = fork();
+	if (other < 0)
+		FAIL("fork");
+	if (other == 0) {
+		/* the second process: reads (never writes) until killed */
+		for (;;)
+			read_pages(p, npages);
+	}
+	past_scan_delay(p, npages);
+	window_start(&w, "shared_anon_m2", 2, 0);
+	read_until_node0(&w, p, npages);
+	kill(other, SIGKILL);
+	waitpid(other, NULL, 0);
+}
+
 /* ---- PID stranding, shortened (mode 2) ---------------------------------- */
 
 #define S_MB		32
@@ -429,6 +469,7 @@ static const struct scenario scenarios[] = {
 	{ "strand_pid_m2", 2, strand_pid_m2 },
 	{ "rofile_m2", 2, rofile_m2 },
 	{ "shared_text_m2", 2, shared_text_m2 },
+	{ "shared_anon_m2", 2, shared_anon_m2 },
 	{ "sockets_m3", 3, sockets_m3 },
 };
 #define NSCEN	(sizeof(scenarios) / sizeof(scenarios[0]))

@@ -1,0 +1,84 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# scripts/stock-compare's comparison (--compare, no guest): outputs within
+# the tolerances match; one extra fault per page (defect 1 of issue 12), a
+# stranding that differs, a changed placement time or a missing scenario
+# fail; a timed scenario is compared per second.
+. "$(dirname "$0")/../../scripts/lib.sh"
+cmp=$NUMAB_ROOT/scripts/stock-compare
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+n=0 bad=0
+echo "TAP version 13"
+t() { # t NAME CONDITION-RESULT(0/1) [diagnostic]
+	n=$((n + 1))
+	if [ "$2" = 0 ]; then echo "ok $n $1"; else echo "not ok $n $1"; bad=1; [ -n "${3:-}" ] && echo "# $3"; fi
+}
+line() { # line SCENARIO MODE PTE FAULTS MIGRATED PROMOTED REACHED SECONDS [EXTRA]
+	local stranded=0
+	[ "$7" = not_reached ] && stranded=1
+	echo "STOCK_COMPARE scenario=$1 mode=$2 pages=8192 pte_updates=$3 hint_faults=$4 hint_faults_local=0 pages_migrated=$5 promote_success=$6 seqs=13 reached=$7 seconds=$8 placed=8192 stranded=$stranded${9:+ $9}"
+}
+{
+	echo "LEGACY set: (none) missing: pid=1"
+	line first_touch_m1 1 8193 8193 8193 0 2 1.1
+	line strand_pid_m2 2 0 4843 4843 4827 not_reached 25.0 timed=1
+	line rofile_m2 2 0 0 0 0 not_reached 1.9
+} >"$tmp/stock"
+
+# run NAME: compare stock with $tmp/NAME; output in $tmp/NAME.tap
+run() {
+	"$cmp" --out "$tmp/out-$1" --compare "$tmp/stock" "$tmp/$1" >"$tmp/$1.tap" 2>&1
+}
+
+{
+	line first_touch_m1 1 8230 8228 8190 0 5 1.2
+	line strand_pid_m2 2 0 3900 3900 3890 not_reached 20.1 timed=1
+	line rofile_m2 2 0 40 0 0 not_reached 2.0
+} >"$tmp/same"
+run same
+t "counters within tolerance match (exit 0)" $? "$(cat "$tmp/same.tap")"
+[ "$(grep -c '^ok ' "$tmp/same.tap")" = 3 ]
+t "one ok line per scenario" $? "$(cat "$tmp/same.tap")"
+grep -q '| first_touch_m1 (mode 1) | 8193 / 8230 |' "$tmp/out-same/table.md"
+t "table.md has a row per scenario" $? "$(cat "$tmp/out-same/table.md")"
+
+{
+	line first_touch_m1 1 16386 16386 8193 0 24 2.0
+	line strand_pid_m2 2 0 4773 4773 4773 not_reached 24.7 timed=1
+	line rofile_m2 2 0 0 0 0 not_reached 2.3
+} >"$tmp/defect1"
+run defect1
+rc=$?
+t "two faults per page fails (exit 1)" $([ $rc = 1 ]; echo $?) "rc=$rc"
+grep -q '^not ok 1 first_touch_m1 .*hint_faults 8193 vs 16386' "$tmp/defect1.tap"
+t "the failure names the scenario and the counter" $? "$(cat "$tmp/defect1.tap")"
+grep -q '^ok 2 strand_pid_m2' "$tmp/defect1.tap"
+t "the other scenarios still match" $? "$(cat "$tmp/defect1.tap")"
+grep -q '1.00 / 2.00' "$tmp/out-defect1/table.md"
+t "the table shows faults per migrated page" $? "$(cat "$tmp/out-defect1/table.md")"
+
+{
+	line first_touch_m1 1 8193 8193 8193 0 2 1.1
+	line strand_pid_m2 2 0 0 8192 8192 3 5.0 timed=1
+	line rofile_m2 2 0 0 0 0 not_reached 1.9
+} >"$tmp/unstranded"
+run unstranded
+t "a stranding that differs fails" $([ $? = 1 ]; echo $?)
+grep -q '^not ok 2 strand_pid_m2 .*stranded 1 vs 0' "$tmp/unstranded.tap"
+t "... and says so" $? "$(cat "$tmp/unstranded.tap")"
+
+{
+	line first_touch_m1 1 8193 8193 8193 0 7 1.6
+	line strand_pid_m2 2 0 2400 2400 2400 not_reached 25.0 timed=1
+} >"$tmp/slower"
+run slower
+t "placement 5 sequences later, half the rate, a missing scenario fail" $([ $? = 1 ]; echo $?)
+grep -q 'not ok 1 first_touch_m1 .*sequences to placement 2 vs 7' "$tmp/slower.tap" &&
+	grep -q 'not ok 2 strand_pid_m2 .*hint_faults 4843 in 25.0 s vs 2400 in 25.0 s' "$tmp/slower.tap" &&
+	grep -q 'not ok 3 rofile_m2 .*missing on the series' "$tmp/slower.tap"
+t "... each named" $? "$(cat "$tmp/slower.tap")"
+
+echo "1..$n"
+exit $bad
