@@ -37,15 +37,22 @@
  *    space with budget left after skipping V (that would force a full
  *    scan of the first skipped VMA, V, as stock does);
  *  - W: a 4 MiB memfd mapping on node 0 whose first page the main thread
- *    touches all the time, busy-waiting in between; it never touches V;
+ *    touches all the time, busy-waiting in between; it never touches V.
+ *    W's first page starts on node 1 (and is put back there during the
+ *    warm-up until W is PID-active): a VMA whose scans so far were
+ *    promotion-only marks nothing on node 0, and the main thread's
+ *    hinting fault on that page is what makes W PID-active;
  *  - then 128 sleeping threads keep the get_nr_threads() horizon ~130
  *    sequences away. On a kernel without the fork fix the first
  *    pthread_create() zeroes numa_scan_seq, and V is admitted
  *    unconditionally until the sequence is 2 past V's start_seq again;
- *  - warm-up: until V has scan state, its scan delay is over, the
- *    sequence is 3 past V's start_seq (its two unconditional sequences,
- *    full scans, are over and complete) and 3 past V's last full scan
- *    (prev_seq), read in numa_vmas;
+ *  - warm-up, read in numa_vmas: until V has scan state, its scan delay
+ *    has been over for 3 sequences, the sequence is 3 past V's start_seq
+ *    (its two unconditional sequences, full scans, are over and complete)
+ *    and 3 past V's last full scan (prev_seq), and B's and W's PID bits
+ *    hold the main thread's (a stock scanner that finds V and B
+ *    PID-inactive at once, as when their scan delays end together,
+ *    forces full scans);
  *  - every 16th page of V goes to node 1. With scan_size_mb 4 and a slow
  *    page in every 4 MiB chunk, a promotion-only scan of V updates PTEs in
  *    every chunk and covers 4 MiB per pass: 16 passes per V scan (2, by
@@ -91,7 +98,28 @@ struct vstate {
 	long long start_seq, prev_seq, scans, promo_scans, promo_only;
 	long long next_scan_ms;
 	long long seq, offset;		/* the mm line */
+	int b_active, w_active;		/* the main thread's bit in their pids */
 };
+
+/* Whether the line of the VMA at ADDR in numa_vmas text ALL has BIT in pids= */
+static int pid_active(const char *all, const void *addr, unsigned int bit)
+{
+	char prefix[32], line[1024];
+	unsigned long long p0, p1 = 0;
+	const char *v;
+	char *end;
+
+	snprintf(prefix, sizeof(prefix), "%08lx-", (unsigned long)addr);
+	if (nv_find_line(all, prefix, line, sizeof(line)))
+		return 0;
+	v = nv_key(line, "pids");
+	if (!v)
+		return 0;
+	p0 = strtoull(v, &end, 0);
+	if (*end == ',')
+		p1 = strtoull(end + 1, NULL, 0);
+	return !!((p0 | p1) & (1ULL << bit));
+}
 
 FIXTURE(multipass) {
 	struct nt_tunables saved;
@@ -183,6 +211,8 @@ static int read_vstate(FIXTURE_DATA(multipass) *self, struct vstate *s)
 	}
 	s->seq = nv_key_ll(line, "scan_seq", -1);
 	s->offset = nv_key_ll(line, "scan_offset", -1);
+	s->b_active = pid_active(all, self->B, self->main_bit);
+	s->w_active = pid_active(all, self->W, self->main_bit);
 	snprintf(prefix, sizeof(prefix), "%08lx-", (unsigned long)self->V);
 	if (nv_find_line(all, prefix, line, sizeof(line))) {
 		free(all);
@@ -255,12 +285,15 @@ FIXTURE_SETUP(multipass)
 	self->W = mmap(NULL, W_MB * NW_MB, PROT_READ | PROT_WRITE, MAP_SHARED,
 		       self->memfd, 0);
 	ASSERT_NE(self->W, MAP_FAILED);
+	/* W's first page on node 1, see main_work() */
+	ASSERT_EQ(nw_bind_node(1), 0);
+	self->W[0] = 1;
 	ASSERT_EQ(nw_bind_node(0), 0);
-	for (i = 0; i < self->w_pages; i++)
+	for (i = 1; i < self->w_pages; i++)
 		self->W[i * self->pagesz] = 1;
 	ASSERT_EQ(nw_bind_node(-1), 0);
 	ASSERT_EQ(nt_placement(self->W, self->w_pages, self->pagesz, &pl), 0);
-	ASSERT_EQ(pl.node[0], self->w_pages);
+	ASSERT_EQ(pl.node[0], self->w_pages - 1);
 
 	nthreads = nw_env_long("MULTIPASS_THREADS", 128);
 	ASSERT_EQ(nw_sleepers_start(&self->sleepers, nthreads), 0);
@@ -346,35 +379,47 @@ static void promotion_only_until_complete(struct __test_metadata *_metadata,
 	long min_seq = nw_env_long("MULTIPASS_MIN_SEQ", 10);
 	double max_s = nw_env_long("MULTIPASS_MAX_SECONDS", 300);
 	long want = self->slow_n * 95 / 100, seq, seq0, last_seq = -1;
-	long promoted_seq = -1, probes = 0, skipped = 0;
+	long promoted_seq = -1, probes = 0, skipped = 0, delay_seq = -1;
 	long fast_faults = 0, slow_faults = 0, w_faults = 0;
 	struct nw_vmstat v0, v1, d;
 	struct nt_placement pl = { 0 };
 	static char reasons[512];
 	struct vstate s;
 	struct probe p;
-	double t, t0, tw = nt_now();
+	double t, t0, tw = nt_now(), next_w = 0;
 	int traced;
 
 	/*
-	 * Warm-up: V's scan state, its delay over, its unconditional
-	 * sequences over, and its last full scan WARM_SEQ sequences old. (A
-	 * stock scanner that finds every large VMA PID-inactive, as when the
-	 * scan delays of V and B end together, forces full scans of the first
-	 * one it skipped until B is PID-active again.)
+	 * Warm-up: V's scan state, its delay over for WARM_SEQ sequences, its
+	 * unconditional sequences over, its last full scan WARM_SEQ sequences
+	 * old, and B PID-active. (A stock scanner that finds every large VMA
+	 * PID-inactive, as when the scan delays of V and B end together,
+	 * forces full scans of the first one it skipped until the main
+	 * thread's hinting faults make B PID-active.)
 	 */
 	for (;;) {
 		main_work(self, nt_now() + 0.1);
 		ASSERT_EQ(read_vstate(self, &s), 0);
 		t = nt_now() - tw;
-		if ((s.ok && s.next_scan_ms < 0 && s.seq >= s.start_seq + WARM_SEQ &&
+		if (delay_seq < 0 && s.ok && s.next_scan_ms < 0)
+			delay_seq = s.seq;
+		/* W's first page back to node 1 until W is PID-active */
+		if (!s.w_active && nt_now() >= next_w) {
+			nt_move_strided(self->W, 0, 1, 1, self->pagesz, 1);
+			next_w = nt_now() + 0.5;
+		}
+		if ((delay_seq >= 0 && s.seq >= delay_seq + WARM_SEQ && s.b_active &&
+		     s.w_active && s.seq >= s.start_seq + WARM_SEQ &&
 		     s.seq >= s.prev_seq + WARM_SEQ) || t > WARM_MAX_S)
 			break;
 	}
-	TH_LOG("warm-up: %.1f s; seq %lld, V: start_seq %lld scans %lld prev_seq %lld promo_scans %lld promo_only %lld",
-	       t, s.seq, s.start_seq, s.scans, s.prev_seq, s.promo_scans,
-	       s.promo_only);
+	TH_LOG("warm-up: %.1f s; seq %lld (V's delay over at %ld), B %sPID-active, W %sPID-active, V: start_seq %lld scans %lld prev_seq %lld promo_scans %lld promo_only %lld",
+	       t, s.seq, delay_seq, s.b_active ? "" : "not ",
+	       s.w_active ? "" : "not ", s.start_seq,
+	       s.scans, s.prev_seq, s.promo_scans, s.promo_only);
 	ASSERT_TRUE(s.ok) TH_LOG("V never got scan state in %.0f s", WARM_MAX_S);
+	ASSERT_TRUE(s.b_active) TH_LOG("B, which the main thread touches, is not PID-active after %.0f s", WARM_MAX_S);
+	ASSERT_TRUE(s.w_active) TH_LOG("W, which the main thread touches, is not PID-active after %.0f s", WARM_MAX_S);
 	ASSERT_GE(s.seq, s.start_seq + WARM_SEQ);
 	ASSERT_GE(s.seq, s.prev_seq + WARM_SEQ) {
 		TH_LOG("V still gets full scans after %.0f s: last at seq %lld",
