@@ -18,7 +18,7 @@
  *    state=ok, every key in order); ENOENT/ESRCH/early EOF of exiting
  *    processes are counted;
  *  - a writer flips kernel.numa_balancing_filter_{pid,shared_ro,
- *    scan_delay,cpuset} through all their values and kernel.numa_balancing
+ *    scan_delay,cpuset,shared_folio} through all their values and kernel.numa_balancing
  *    through 0-3, one write every STRESS_FLIP_MS [2] ms.
  *
  * The NUMA-balancing tunables are set to scan fast; they and every sysctl
@@ -86,6 +86,7 @@ static const struct knob knobs[] = {
 	{ NUMAB_FILTER "shared_ro", 2 },
 	{ NUMAB_FILTER "scan_delay", 1 },
 	{ NUMAB_FILTER "cpuset", 1 },
+	{ NUMAB_FILTER "shared_folio", 2 },
 	{ NUMAB_MODE, 3 },
 };
 #define NKNOBS	ARRAY_SIZE(knobs)
@@ -159,7 +160,7 @@ static const char *const filter_names[] = {
 static const char *const skip_names[] = {
 	"none", "unsuitable", "shared_ro", "inaccessible", "scan_delay",
 	"pid_inactive", "ignore_pid_inactive", "seq_completed",
-	"pid_inactive_promo_only", "shared_ro_promo_only",
+	"pid_inactive_promo_only", "promo_backoff", "shared_ro_promo_only",
 };
 
 static int in_list(const char *s, const char *const *list, size_t n)
