@@ -22,6 +22,7 @@ static const struct filter filters[] = {
 	{ "shared_ro", 2, 2 },
 	{ "scan_delay", 1, 1 },
 	{ "cpuset", 1, 1 },
+	{ "shared_folio", 2, 2 },
 };
 
 #define NFILTERS (sizeof(filters) / sizeof(filters[0]))
