@@ -322,7 +322,7 @@ static inline int nw_trace_vma_start(const void *vm_start)
 	nt_write(NW_SKIP_EVENT "/enable", "0");
 	ret = nt_write(NW_SKIP_EVENT "/filter", filter);
 	if (!ret)
-		ret = nt_write(NW_TRACEFS "/trace", "");	/* clear */
+		ret = nt_write_flags(NW_TRACEFS "/trace", "", O_TRUNC); /* clear */
 	if (!ret)
 		ret = nt_write(NW_SKIP_EVENT "/enable", "1");
 	return ret;
