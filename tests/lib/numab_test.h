@@ -102,13 +102,18 @@ static inline long long nt_vmstat(const char *key)
 	return nt_keyval("/proc/vmstat", key);
 }
 
-/* mm->numa_scan_seq of this process (SCHED_DEBUG's /proc/self/sched). */
-static inline long nt_scan_seq(void)
+/* mm->numa_scan_seq of PID, 0 for this process (SCHED_DEBUG's /proc/PID/sched). */
+static inline long nt_scan_seq_of(pid_t pid)
 {
-	char line[256];
+	char line[256], path[64];
 	long v = -1;
-	FILE *f = fopen("/proc/self/sched", "r");
+	FILE *f;
 
+	if (pid)
+		snprintf(path, sizeof(path), "/proc/%d/sched", pid);
+	else
+		snprintf(path, sizeof(path), "/proc/self/sched");
+	f = fopen(path, "r");
 	if (!f)
 		return -1;
 	/* "mm->numa_scan_seq   :   12" (P(mm->numa_scan_seq) in debug.c) */
@@ -122,6 +127,11 @@ static inline long nt_scan_seq(void)
 	}
 	fclose(f);
 	return v;
+}
+
+static inline long nt_scan_seq(void)
+{
+	return nt_scan_seq_of(0);
 }
 
 /*
@@ -199,10 +209,11 @@ struct nt_placement {
 
 /*
  * Count per node the pages BUF + (FIRST + i * STRIDE) * PAGESZ for i < N
- * (move_pages(2) query). Returns 0 or -errno.
+ * of process PID, 0 for this one (move_pages(2) query). Returns 0 or -errno.
  */
-static inline int nt_placement_strided(char *buf, long first, long stride,
-				       long n, long pagesz, struct nt_placement *pl)
+static inline int nt_placement_of(pid_t pid, char *buf, long first,
+				  long stride, long n, long pagesz,
+				  struct nt_placement *pl)
 {
 	void **pages = calloc(n, sizeof(*pages));
 	int *status = calloc(n, sizeof(*status));
@@ -215,7 +226,7 @@ static inline int nt_placement_strided(char *buf, long first, long stride,
 	}
 	for (i = 0; i < n; i++)
 		pages[i] = buf + (first + i * stride) * pagesz;
-	if (nt_move_pages(n, pages, NULL, status, 0)) {
+	if (syscall(SYS_move_pages, pid, n, pages, NULL, status, 0)) {
 		ret = -errno;
 		goto out;
 	}
@@ -230,6 +241,12 @@ out:
 	free(pages);
 	free(status);
 	return ret;
+}
+
+static inline int nt_placement_strided(char *buf, long first, long stride,
+				       long n, long pagesz, struct nt_placement *pl)
+{
+	return nt_placement_of(0, buf, first, stride, n, pagesz, pl);
 }
 
 static inline int nt_placement(char *buf, long npages, long pagesz,

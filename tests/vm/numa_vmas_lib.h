@@ -167,10 +167,9 @@ static inline int nv_key_word(const char *line, const char *key, char *out,
  */
 NV_NOINLINE long nv_scan_seq(pid_t pid)
 {
-	char path[64], line[512];
+	char line[512];
 	char *all = nv_read_pid(pid, 0);
 	long v = -1;
-	FILE *f;
 
 	if (all) {
 		if (!nv_find_line(all, "mm ", line, sizeof(line)))
@@ -179,23 +178,7 @@ NV_NOINLINE long nv_scan_seq(pid_t pid)
 		if (v >= 0)
 			return v;
 	}
-	if (pid)
-		snprintf(path, sizeof(path), "/proc/%d/sched", pid);
-	else
-		snprintf(path, sizeof(path), "/proc/self/sched");
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		char *colon = strchr(line, ':');
-
-		if (!strncmp(line, "mm->numa_scan_seq", 17) && colon) {
-			v = strtol(colon + 1, NULL, 10);
-			break;
-		}
-	}
-	fclose(f);
-	return v;
+	return nt_scan_seq_of(pid);
 }
 
 #endif /* NUMA_VMAS_LIB_H */

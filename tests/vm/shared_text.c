@@ -154,32 +154,7 @@ static int readers_start(struct readers *r, int n, const char *path,
 static int text_placement(pid_t pid, char *text, long npages, long pagesz,
 			  struct nt_placement *pl)
 {
-	void **pages = calloc(npages, sizeof(*pages));
-	int *status = calloc(npages, sizeof(*status));
-	long i;
-	int ret = 0;
-
-	if (!pages || !status) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	for (i = 0; i < npages; i++)
-		pages[i] = text + i * pagesz;
-	if (syscall(SYS_move_pages, pid, npages, pages, NULL, status, 0)) {
-		ret = -errno;
-		goto out;
-	}
-	memset(pl, 0, sizeof(*pl));
-	for (i = 0; i < npages; i++) {
-		if (status[i] == 0 || status[i] == 1)
-			pl->node[status[i]]++;
-		else
-			pl->other++;
-	}
-out:
-	free(pages);
-	free(status);
-	return ret;
+	return nt_placement_of(pid, text, 0, 1, npages, pagesz, pl);
 }
 
 /* numa_vmas of the text VMA in reader PID: pte_updates etc.; 0 or -1 */
@@ -452,7 +427,7 @@ static int toptier_run(struct __test_metadata *_metadata, FIXTURE_DATA(shared_te
 		       int n, long seqs, long long *ptes, long *seq_done)
 {
 	double max_s = nw_env_long("SHARED_TEXT_MAX_SECONDS", 90), t0;
-	struct nt_placement pl;
+	struct nt_placement pl = { 0 };
 	struct text_state st;
 	long seq0, seq;
 	int i;
