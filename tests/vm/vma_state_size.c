@@ -26,22 +26,10 @@ struct slabs {
 	long long k64, k96, k128, slab_kb;
 };
 
+/* active objects of slab cache NAME: the first number of its slabinfo line */
 static long long slab_active(const char *name)
 {
-	char line[512], n[64];
-	long long active = -1, v;
-	FILE *f = fopen("/proc/slabinfo", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%63s %lld", n, &v) == 2 && !strcmp(n, name)) {
-			active = v;
-			break;
-		}
-	}
-	fclose(f);
-	return active;
+	return nt_keyval("/proc/slabinfo", name);
 }
 
 static void read_slabs(struct slabs *s)
