@@ -81,7 +81,7 @@
 #define POOL_STRIDE	16	/* pool residency: every 16th page */
 #define POOL_TOUCH_SAMPLE 32	/* pool pages the sampling thread touches */
 #define HORIZON_MARGIN	16	/* sequences */
-#define BIN_PATH	"/tmp/dbsim-binary"
+#define BIN_DIR		"/tmp"	/* the binary is BIN_DIR/dbsim-binary-LABEL */
 #define WARM_SEQ	3
 #define WARM_MIN_S	3.0
 #define WARM_POOL_S	20.0	/* then the pool accessed by some threads will do */
@@ -122,6 +122,7 @@ struct dbsim {
 	char *va;
 	size_t va_size;
 	int memfd, binfd;
+	char bin_path[256];	/* per label: two instances run side by side */
 	struct nw_sleepers first, sleepers;
 	struct worker workers[MAX_WORKERS];
 	struct nt_tunables saved;
@@ -301,15 +302,17 @@ static char *map_binary(struct dbsim *db, char *addr, size_t size)
 	char *p;
 	int ret;
 
-	ret = nw_tmpfs_file_on(BIN_PATH, size, 0);
+	snprintf(db->bin_path, sizeof(db->bin_path), BIN_DIR "/dbsim-binary-%s",
+		 db->o.label);
+	ret = nw_tmpfs_file_on(db->bin_path, size, 0);
 	if (ret)
-		die("writing %s: %s", BIN_PATH, strerror(-ret));
-	db->binfd = open(BIN_PATH, O_RDONLY);
+		die("writing %s: %s", db->bin_path, strerror(-ret));
+	db->binfd = open(db->bin_path, O_RDONLY);
 	if (db->binfd < 0)
-		die("open %s: %s", BIN_PATH, strerror(errno));
+		die("open %s: %s", db->bin_path, strerror(errno));
 	p = mmap(addr, size, PROT_READ, MAP_SHARED | MAP_FIXED, db->binfd, 0);
 	if (p != addr)
-		die("mmap %s at %p: %s", BIN_PATH, (void *)addr, strerror(errno));
+		die("mmap %s at %p: %s", db->bin_path, (void *)addr, strerror(errno));
 	for (i = 0; i < npages; i++)
 		sink += p[i * db->pagesz];
 	(void)sink;
@@ -401,7 +404,8 @@ static void unmap_regions(struct dbsim *db)
 		close(db->memfd);
 	if (db->binfd >= 0)
 		close(db->binfd);
-	unlink(BIN_PATH);
+	if (db->bin_path[0])
+		unlink(db->bin_path);
 }
 
 /* Fraction of group G on node 0 (-1 on error); *SLOW gets node-1 pages. */
