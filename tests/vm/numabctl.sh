@@ -2,10 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # numabctl on the real kernel (guest): status reports what this kernel
-# supports; filter and run change the kernel.numa_balancing_filter_*
+# supports; filter and run --global change the kernel.numa_balancing_filter_*
 # sysctls and put them back (also when the run is killed); bad values and
-# unprivileged writes fail with numabctl's documented exit codes.
-# On a kernel without the filter sysctls the filter tests are skipped and
+# unprivileged writes fail with numabctl's documented exit codes; run
+# (per process) gives the command its own overrides and leaves the sysctls
+# alone. On a kernel without the filter sysctls the filter tests are skipped and
 # status must say that they are missing.
 n=0 bad=0
 t() { # t NAME STATUS [diagnostic]
@@ -25,6 +26,9 @@ t "status sees the memory tiers" $? "$out"
 if [ ! -e ${F}pid ]; then
 	echo "$out" | grep -q "filter_sysctls *0/5"
 	t "status says the filter sysctls are missing" $? "$out"
+	out=$(numabctl run --legacy -- true 2>&1); rc=$?
+	t "run --legacy without per-process filters: exit 7, says so, CMD not run" \
+		$([ $rc = 7 ] && echo "$out" | grep -q "numa_filters"; echo $?) "rc=$rc: $out"
 	for x in "filter --legacy" "run restores" "bad value" "unprivileged"; do
 		skip "$x" "no kernel.numa_balancing_filter_* (kernel without the numab series)"
 	done
@@ -44,17 +48,26 @@ numabctl filter --default >/dev/null
 v=$(vals)
 t "filter --default restores 2 2 1 1 2" $([ "$v" = "2 2 1 1 2" ]; echo $?) "values=$v"
 
-during=$(numabctl run --legacy -- cat ${F}pid); rc=$?
+# per process (the default): the overrides of the command, not the sysctls
+during=$(numabctl run --legacy -- sh -c "cat /proc/self/numa_filters; cat ${F}pid"); rc=$?
 v=$(vals)
-t "run --legacy: legacy while the command runs" $([ "$during" = 1 ] && [ $rc = 0 ]; echo $?) "during=$during rc=$rc"
-t "run --legacy: defaults back after it exits" $([ "$v" = "2 2 1 1 2" ]; echo $?) "values=$v"
+t "run --legacy: the command has the legacy filters as its own overrides" \
+	$([ $rc = 0 ] && echo "$during" | grep -qx "pid=1 shared_ro=1 scan_delay=1 shared_folio=1 cpuset=0"; echo $?) "rc=$rc during=$during"
+t "run --legacy: the sysctls stay at the defaults, during and after" \
+	$(echo "$during" | tail -1 | grep -qx 2 && [ "$v" = "2 2 1 1 2" ]; echo $?) "during=$during values=$v"
 
-numabctl run --legacy -- sleep 30 &
+# --global: the old behaviour, the sysctls for everyone while CMD runs
+during=$(numabctl run --global --legacy -- cat ${F}pid); rc=$?
+v=$(vals)
+t "run --global --legacy: legacy while the command runs" $([ "$during" = 1 ] && [ $rc = 0 ]; echo $?) "during=$during rc=$rc"
+t "run --global --legacy: defaults back after it exits" $([ "$v" = "2 2 1 1 2" ]; echo $?) "values=$v"
+
+numabctl run --global --legacy -- sleep 30 &
 rpid=$!
 i=0; while [ "$(cat ${F}pid)" != 1 ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
 kill -TERM $rpid; wait $rpid; rc=$?
 v=$(vals)
-t "run killed by SIGTERM restores the filters" $([ "$v" = "2 2 1 1 2" ]; echo $?) "rc=$rc values=$v"
+t "run --global killed by SIGTERM restores the filters" $([ "$v" = "2 2 1 1 2" ]; echo $?) "rc=$rc values=$v"
 
 out=$(numabctl filter pid=7 2>&1); rc=$?
 v=$(vals)
