@@ -1,0 +1,828 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The scan-state backends besides /proc/<pid>/numa_vmas: the BPF task_vma
+ * iterator of bpf/numab_vmas.bpf.c (built when clang, libbpf and bpftool
+ * are there: NX_HAVE_BPF), and the release prediction of the legacy PID
+ * filter, which both backends use.
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <signal.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "numabctl.h"
+#include "backend.h"
+
+int nx_backend_opt = NX_BACKEND_AUTO;
+
+static const char *const backend_names[] = {
+	[NX_BACKEND_AUTO] = "auto",
+	[NX_BACKEND_NUMA_VMAS] = "numa_vmas",
+	[NX_BACKEND_BPF] = "bpf",
+	[NX_BACKEND_NONE] = "none",
+};
+
+int nx_backend_parse(const char *s)
+{
+	for (size_t i = 0; i < sizeof(backend_names) / sizeof(backend_names[0]); i++)
+		if (!strcmp(s, backend_names[i]))
+			return (int)i;
+	return -1;
+}
+
+const char *nx_backend_name(int b)
+{
+	return b >= 0 && b <= NX_BACKEND_NONE ? backend_names[b] : "?";
+}
+
+/* ---- the legacy PID filter's fallback ------------------------------------ */
+
+/* hash_32(val, 6) of include/linux/hash.h: the bit of a PID in pids_active */
+static unsigned int pid_bit(uint32_t pid)
+{
+	return (uint32_t)(pid * 0x61C88647u) >> (32 - 6);
+}
+
+void nx_threads_load(pid_t pid, struct nx_threads *t)
+{
+	char path[4096], buf[8192], *p;
+	struct dirent *d;
+	DIR *dir;
+
+	memset(t, 0, sizeof(*t));
+	t->nr = -1;
+	nx_path(path, sizeof(path), "/proc/%d/status", (int)pid);
+	if (!nx_read_str(path, buf, sizeof(buf)) && (p = strstr(buf, "\nThreads:")))
+		t->nr = strtol(p + 9, NULL, 10);
+	nx_path(path, sizeof(path), "/proc/%d/task", (int)pid);
+	dir = opendir(path);
+	if (!dir)
+		return;
+	while ((d = readdir(dir))) {
+		char *end;
+		unsigned long tid = strtoul(d->d_name, &end, 10);
+
+		if (!isdigit((unsigned char)d->d_name[0]) || *end)
+			continue;
+		t->hash_bits |= 1ull << pid_bit((uint32_t)tid);
+		t->listed++;
+	}
+	closedir(dir);
+}
+
+bool nx_pid_release(const struct nx_numab_vma *v, const struct nx_numab_mm *mm,
+		    const struct nx_threads *t, int64_t *release_in)
+{
+	const unsigned int need = NV_HAVE_START_SEQ | NV_HAVE_PREV_SEQ | NV_HAVE_PIDS;
+	int64_t seq = (int64_t)mm->scan_seq, horizon;
+	uint64_t pids = v->pids[0] | v->pids[1];
+
+	if (strcmp(v->state, "ok") || (v->have & need) != need || t->nr < 1 ||
+	    !(mm->have & MM_HAVE_SEQ) || strcmp(v->filter, "none"))
+		return false;
+	/* vma_is_accessed(): the first two sequences are unconditional */
+	if (seq - v->start_seq < 2)
+		return false;
+	/* scanned in this sequence, or waiting out its scan delay */
+	if (v->prev_seq == seq || ((v->have & NV_HAVE_NEXT_SCAN) && v->next_scan_ms > 0))
+		return false;
+	/* a thread of the process faulted in it: that thread scans it */
+	if (pids & (t->listed ? t->hash_bits : ~0ull))
+		return false;
+	/* a scan that began inside it is completed (ignore_pid_inactive) */
+	if ((mm->have & MM_HAVE_OFFSET) && mm->scan_offset > v->start)
+		return false;
+	/* the fallback: scanned once numa_scan_seq > prev_scan_seq + nr_threads */
+	horizon = v->prev_seq + t->nr;
+	*release_in = seq > horizon ? 0 : horizon + 1 - seq;
+	return true;
+}
+
+static long sched_scan_seq(pid_t pid)
+{
+	char path[4096], buf[16384], *p;
+
+	nx_path(path, sizeof(path), "/proc/%d/sched", (int)pid);
+	if (nx_read_str(path, buf, sizeof(buf)) || !(p = strstr(buf, "mm->numa_scan_seq")))
+		return -1;
+	p = strchr(p, ':');
+	return p ? strtol(p + 1, NULL, 10) : -1;
+}
+
+void nx_scan_rate_measure(pid_t pid, double max_sec, struct nx_scan_rate *r)
+{
+	const double poll = 0.05;
+	double t0 = nx_now(), first = 0, last = 0, now;
+	long seq = sched_scan_seq(pid), s;
+
+	memset(r, 0, sizeof(*r));
+	if (seq < 0) {
+		snprintf(r->how, sizeof(r->how), "no mm->numa_scan_seq in /proc/%d/sched", (int)pid);
+		return;
+	}
+	do {
+		nx_sleep(poll);
+		now = nx_now();
+		s = sched_scan_seq(pid);
+		if (s < 0)
+			break;
+		if (s != seq) {
+			if (!r->changes)
+				first = now;
+			last = now;
+			r->changes += (int)(s > seq ? s - seq : 1);
+			seq = s;
+		}
+	} while (r->changes < 3 && now - t0 < max_sec);
+	r->window = nx_now() - t0;
+	if (r->changes < 2 || last <= first) {
+		snprintf(r->how, sizeof(r->how), "%d sequence(s) in %.0f s: rate unknown",
+			 r->changes, r->window);
+		return;
+	}
+	/* the first change is one increment, so changes - 1 after it */
+	r->sec_per_seq = (last - first) / (r->changes - 1);
+	r->err = 2 * poll / (r->changes - 1);
+	snprintf(r->how, sizeof(r->how), "%.2f s per sequence, measured over %d sequences",
+		 r->sec_per_seq, r->changes - 1);
+}
+
+void nx_release_predict(struct nx_vmlist *l)
+{
+	struct nx_threads t;
+
+	nx_threads_load(l->pid, &t);
+	/* the thread count of the BPF read, taken with the state, comes first */
+	if (l->nr_threads > 0)
+		t.nr = l->nr_threads;
+	l->nr_threads = t.nr;
+	for (size_t i = 0; i < l->n; i++) {
+		struct nx_vma *v = &l->v[i];
+
+		v->release_in = -1;
+		if (v->in_numab && !nx_pid_release(&v->nv, &l->mm, &t, &v->release_in))
+			v->release_in = -1;
+	}
+}
+
+void nx_release_text(const struct nx_vma *v, const struct nx_vmlist *l, char *buf, size_t sz)
+{
+	char d[32];
+
+	if (v->release_in < 0) {
+		buf[0] = '\0';
+		return;
+	}
+	if (l->sec_per_seq > 0) {
+		nx_fmt_duration((double)v->release_in * l->sec_per_seq, d, sizeof(d));
+		snprintf(buf, sz, "released by the legacy fallback in about %lld sequences "
+			 "(about %s)", (long long)v->release_in, d);
+	} else {
+		snprintf(buf, sz, "released by the legacy fallback in about %lld sequences",
+			 (long long)v->release_in);
+	}
+}
+
+static double rate_max_sec = 10;
+static bool dump_numa_vmas;
+
+int nx_backend_opt_set(int c, const char *arg)
+{
+	char *end;
+	double d;
+
+	switch (c) {
+	case 0x1B0:
+		nx_backend_opt = nx_backend_parse(arg);
+		if (nx_backend_opt < 0) {
+			nx_warn("invalid --backend '%s': auto, numa_vmas, bpf or none", arg);
+			return 1;
+		}
+		return 0;
+	case 0x1B1:
+		d = strtod(arg, &end);
+		if (end == arg || *end || !(d >= 0 && d <= 3600)) {
+			nx_warn("invalid --rate '%s': seconds from 0 to 3600", arg);
+			return 1;
+		}
+		rate_max_sec = d;
+		return 0;
+	default:
+		dump_numa_vmas = true;
+		return 0;
+	}
+}
+
+static void dump_name(const char *name, FILE *out)
+{
+	if (!name || !name[0])
+		fputs(" anon", out);
+	else if (name[0] == '/')
+		fprintf(out, " file=%s", name);
+	else if (!strcmp(name, "[heap]"))
+		fputs(" heap", out);
+	else if (!strcmp(name, "[stack]"))
+		fputs(" stack", out);
+}
+
+/* the scan state in numa_vmas' format: only the keys the backend had */
+static void dump(const struct nx_vmlist *l, FILE *out)
+{
+	const struct nx_numab_mm *mm = &l->mm;
+
+	fputs("mm", out);
+	if (mm->have & MM_HAVE_SEQ)
+		fprintf(out, " scan_seq=%lld", (long long)(int64_t)mm->scan_seq);
+	if (mm->have & MM_HAVE_OFFSET)
+		fprintf(out, " scan_offset=0x%llx", (unsigned long long)mm->scan_offset);
+	if (mm->have & MM_HAVE_NEXT)
+		fprintf(out, " next_scan_ms=%lld", (long long)mm->next_scan_ms);
+	fputc('\n', out);
+	for (size_t i = 0; i < l->n; i++) {
+		const struct nx_vma *v = &l->v[i];
+		const struct nx_numab_vma *n = &v->nv;
+
+		if (!v->in_numab)
+			continue;
+		fprintf(out, "%08llx-%08llx filter=%s state=%s", (unsigned long long)v->start,
+			(unsigned long long)v->end, n->filter, n->state);
+#define K(bit, fmt, val) if (n->have & (bit)) fprintf(out, fmt, val)
+		K(NV_HAVE_START_SEQ, " start_seq=%lld", (long long)n->start_seq);
+		K(NV_HAVE_PREV_SEQ, " prev_seq=%lld", (long long)n->prev_seq);
+		K(NV_HAVE_PROMO_SEQ, " promo_seq=%lld", (long long)n->promo_seq);
+		if (n->have & NV_HAVE_PIDS)
+			fprintf(out, " pids=0x%llx,0x%llx", (unsigned long long)n->pids[0],
+				(unsigned long long)n->pids[1]);
+		K(NV_HAVE_PID_RESET, " pid_reset_ms=%lld", (long long)n->pid_reset_ms);
+		K(NV_HAVE_NEXT_SCAN, " next_scan_ms=%lld", (long long)n->next_scan_ms);
+		K(NV_HAVE_PROMO_ONLY, " promo_only=%llu", (unsigned long long)n->promo_only);
+		K(NV_HAVE_SCANS, " scans=%llu", (unsigned long long)n->scans);
+		K(NV_HAVE_PROMO_SCANS, " promo_scans=%llu", (unsigned long long)n->promo_scans);
+		K(NV_HAVE_PTE_UPDATES, " pte_updates=%llu", (unsigned long long)n->pte_updates);
+		K(NV_HAVE_SKIP_DELAY, " skip_delay=%llu", (unsigned long long)n->skip_delay);
+		K(NV_HAVE_SKIP_SEQ, " skip_seq=%llu", (unsigned long long)n->skip_seq);
+		K(NV_HAVE_SKIP_PID, " skip_pid=%llu", (unsigned long long)n->skip_pid);
+		K(NV_HAVE_LAST_SKIP, " last_skip=%s", n->last_skip);
+#undef K
+		dump_name(v->name, out);
+		fputc('\n', out);
+	}
+}
+
+bool nx_vmas_backend_done(struct nx_vmlist *l)
+{
+	struct nx_scan_rate rate;
+	bool need = false;
+
+	if (l->backend == NX_BACKEND_BPF)
+		nx_warn("%s", l->backend_note);
+	if (dump_numa_vmas) {
+		dump(l, stdout);
+		return true;
+	}
+	for (size_t i = 0; i < l->n && !need; i++)
+		need = l->v[i].release_in >= 0;
+	if (!need || rate_max_sec <= 0 || nx_opt.sysroot[0])
+		return false;
+	nx_scan_rate_measure(l->pid, rate_max_sec, &rate);
+	l->sec_per_seq = rate.sec_per_seq;
+	l->rate_err = rate.err;
+	snprintf(l->rate_how, sizeof(l->rate_how), "%s", rate.how);
+	nx_warn("scan rate: %s", rate.how);
+	return false;
+}
+
+void nx_release_cells(const struct nx_vma *v, const struct nx_vmlist *l, const char **cells,
+		      int col_seqs, int col_sec, char *buf_seqs, char *buf_sec)
+{
+	if (v->release_in < 0)
+		return;
+	snprintf(buf_seqs, 32, "%lld", (long long)v->release_in);
+	cells[col_seqs] = buf_seqs;
+	if (l->sec_per_seq > 0) {
+		snprintf(buf_sec, 32, "%.0f", (double)v->release_in * l->sec_per_seq);
+		cells[col_sec] = buf_sec;
+	}
+}
+
+void nx_fmt_duration(double sec, char *buf, size_t sz)
+{
+	if (sec < 90)
+		snprintf(buf, sz, "%.0f s", sec);
+	else if (sec < 5400)
+		snprintf(buf, sz, "%.0f min", sec / 60);
+	else
+		snprintf(buf, sz, "%.1f h", sec / 3600);
+}
+
+/* ---- BPF ------------------------------------------------------------------ */
+
+#ifndef NX_HAVE_BPF
+
+bool nx_bpf_built(void)
+{
+	return false;
+}
+
+int nx_bpf_usable(char *why, size_t sz)
+{
+	snprintf(why, sz, "numabctl was built without BPF (no clang, libbpf or bpftool)");
+	return NX_ENOTSUP;
+}
+
+int nx_bpf_read(pid_t pid, nx_bpf_fn fn, void *priv, struct nx_bpf_info *info,
+		char *err, size_t errsz)
+{
+	(void)pid; (void)fn; (void)priv; (void)info;
+	return nx_bpf_usable(err, errsz);
+}
+
+#else /* NX_HAVE_BPF */
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <linux/types.h>
+#include <stdarg.h>
+#include <sys/syscall.h>
+#include <zlib.h>
+
+#include "bpf/numab_rec.h"
+#include "numab_vmas.skel.h"
+
+_Static_assert(sizeof(struct nb_rec) == 136, "struct nb_rec changed size");
+
+bool nx_bpf_built(void)
+{
+	return true;
+}
+
+/* capability @cap in this process's effective set */
+static bool has_cap(int cap)
+{
+	char buf[8192], *p;
+	unsigned long long eff;
+
+	/* our own status, not below --sysroot */
+	FILE *f = fopen("/proc/self/status", "r");
+	size_t n;
+
+	if (!f)
+		return false;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	p = strstr(buf, "\nCapEff:");
+	if (!p)
+		return false;
+	eff = strtoull(p + 8, NULL, 16);
+	return eff >> cap & 1;
+}
+
+#define CAP_SYS_ADMIN_	21
+#define CAP_PERFMON_	38
+#define CAP_BPF_	39
+
+/* "none", "integrity", "confidentiality" or "" when unknown */
+static void lockdown_mode(char *buf, size_t sz)
+{
+	char raw[128], *b, *e;
+	FILE *f = fopen("/sys/kernel/security/lockdown", "r");
+
+	buf[0] = '\0';
+	if (!f)
+		return;
+	if (fgets(raw, sizeof(raw), f) && (b = strchr(raw, '[')) && (e = strchr(b, ']'))) {
+		*e = '\0';
+		snprintf(buf, sz, "%s", b + 1);
+	}
+	fclose(f);
+}
+
+int nx_bpf_usable(char *why, size_t sz)
+{
+	char mode[32];
+
+	if (nx_opt.sysroot[0]) {
+		snprintf(why, sz, "--sysroot: BPF reads only the running kernel");
+		return NX_ENOTSUP;
+	}
+	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
+		snprintf(why, sz, "kernel has no BTF (/sys/kernel/btf/vmlinux: %s; "
+			 "CONFIG_DEBUG_INFO_BTF)", strerror(errno));
+		return NX_ENOTSUP;
+	}
+	lockdown_mode(mode, sizeof(mode));
+	if (!strcmp(mode, "confidentiality")) {
+		snprintf(why, sz, "kernel lockdown (confidentiality) forbids BPF programs "
+			 "that read kernel memory");
+		return NX_EPERM;
+	}
+	if (!has_cap(CAP_SYS_ADMIN_) && !(has_cap(CAP_BPF_) && has_cap(CAP_PERFMON_))) {
+		snprintf(why, sz, "loading the BPF iterator needs CAP_BPF and CAP_PERFMON "
+			 "(or CAP_SYS_ADMIN): run as root");
+		return NX_EPERM;
+	}
+	return 0;
+}
+
+/* libbpf's messages: kept (the last warning) for the error, printed on request */
+static char bpf_last_msg[256];
+
+static int bpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	static int debug = -1;
+	char buf[512];
+	size_t n;
+
+	if (debug < 0)
+		debug = getenv("NUMABCTL_BPF_DEBUG") != NULL;
+	if (debug)
+		return vfprintf(stderr, fmt, ap);
+	if (level == LIBBPF_DEBUG)
+		return 0;
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	n = strlen(buf);
+	while (n && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+		buf[--n] = '\0';
+	snprintf(bpf_last_msg, sizeof(bpf_last_msg), "%s", buf);
+	return 0;
+}
+
+/* CONFIG_HZ=N of a kernel config file (plain or gzip), 0 if not found */
+static long config_hz(const char *path)
+{
+	char line[256];
+	long hz = 0;
+	gzFile f = gzopen(path, "r");
+
+	if (!f)
+		return 0;
+	while (gzgets(f, line, sizeof(line)))
+		if (!strncmp(line, "CONFIG_HZ=", 10)) {
+			hz = strtol(line + 10, NULL, 10);
+			break;
+		}
+	gzclose(f);
+	return hz;
+}
+
+/*
+ * CONFIG_HZ, for the jiffies numab_state holds: from the kernel's config
+ * if there is one, else from jiffies_64 and CLOCK_MONOTONIC read together:
+ * jiffies_64 starts at INITIAL_JIFFIES = 2^32 - 300 * HZ at boot, so the
+ * HZ that fits jiffies = 2^32 + (uptime - 300) * HZ best.  Near 300 s of
+ * uptime every HZ fits: unknown.
+ */
+static long kernel_hz(const struct nb_rec *mm, char *how, size_t sz)
+{
+	static const long cand[] = { 100, 250, 300, 1000 };
+	double up = (double)mm->ktime_ns / 1e9, best = 1e30, second = 1e30;
+	struct utsname u;
+	char path[512];
+	long hz = 0;
+
+	if (!uname(&u)) {
+		snprintf(path, sizeof(path), "/boot/config-%s", u.release);
+		hz = config_hz(path);
+	}
+	if (!hz)
+		hz = config_hz("/proc/config.gz");
+	if (hz > 0) {
+		snprintf(how, sz, "kernel config");
+		return hz;
+	}
+	for (size_t i = 0; i < sizeof(cand) / sizeof(cand[0]); i++) {
+		double want = 4294967296.0 + (up - 300.0) * (double)cand[i];
+		double d = (double)mm->jiffies - want;
+
+		d = d < 0 ? -d : d;
+		if (d < best) {
+			second = best;
+			best = d;
+			hz = cand[i];
+		} else if (d < second) {
+			second = d;
+		}
+	}
+	/*
+	 * The fit must be clear: within 2 s of ticks, and the next best HZ
+	 * 5 s of ticks further off (HZ 250 and 300 differ by 50 ticks per
+	 * second of |uptime - 300|).
+	 */
+	if (best > 2.0 * (double)hz || second < best + 5.0 * (double)hz) {
+		snprintf(how, sz, "unknown (uptime %.0f s)", up);
+		return 0;
+	}
+	snprintf(how, sz, "jiffies since boot");
+	return hz;
+}
+
+/* jiffies64_to_msecs() of a signed delta */
+static int64_t jiffies_ms(int64_t j, long hz)
+{
+	int64_t a = j < 0 ? -j : j, ms;
+
+	ms = 1000 % hz == 0 ? a * (1000 / hz) : a * 1000 / hz;
+	return j < 0 ? -ms : ms;
+}
+
+static const char *const skip_names[NB_SKIP_NR] = {
+	[NB_SKIP_NONE] = "none",
+	[NB_SKIP_UNSUITABLE] = "unsuitable",
+	[NB_SKIP_SHARED_RO] = "shared_ro",
+	[NB_SKIP_INACCESSIBLE] = "inaccessible",
+	[NB_SKIP_SCAN_DELAY] = "scan_delay",
+	[NB_SKIP_PID_INACTIVE] = "pid_inactive",
+	[NB_SKIP_IGNORE_PID] = "ignore_pid_inactive",
+	[NB_SKIP_SEQ_COMPLETED] = "seq_completed",
+	[NB_SKIP_PID_INACTIVE_PROMO] = "pid_inactive_promo_only",
+	[NB_SKIP_PROMO_BACKOFF] = "promo_backoff",
+	[NB_SKIP_SHARED_RO_PROMO] = "shared_ro_promo_only",
+};
+
+#define VM_READ		0x00000001ull
+#define VM_WRITE	0x00000002ull
+#define VM_EXEC		0x00000004ull
+#define VM_PFNMAP	0x00000400ull
+#define VM_IO		0x00004000ull
+#define VM_HUGETLB	0x00400000ull
+#define VM_MIXEDMAP	0x10000000ull
+
+/* the settings the static filters depend on */
+struct filter_ctx {
+	int shared_ro;		/* 0 off, 1 skip, 2 tier (stock: 1) */
+	bool tiering;		/* numa_balancing & NUMA_BALANCING_MEMORY_TIERING */
+	bool task_mof;		/* the task's policy has MPOL_F_MOF */
+};
+
+/*
+ * The static filter of task_numa_work() for a VMA record, as
+ * numab_vma_filter_name() of the series names it (stock 6.12 is the
+ * series with shared_ro=1).  Approximations: a shmem VMA (vm_ops->
+ * get_policy) is judged by its vm_policy or the task's, not by the
+ * shared policy at its start; vma_migratable()'s zone check takes
+ * policy_zone as ZONE_NORMAL (a file mapping that allocates from DMA or
+ * DMA32 is unsuitable); the task policy is the group leader's.
+ */
+static const char *bpf_filter(const struct nb_rec *r, const struct filter_ctx *c)
+{
+	uint64_t f = r->vm_flags;
+	bool mof, ro_file;
+
+	mof = r->flags & NB_F_VMPOL ? !!(r->flags & NB_F_VMPOL_MOF) : c->task_mof;
+	if (!(r->have & NB_H_POLICY))
+		mof = true;	/* !CONFIG_NUMA: no policies */
+	if (f & (VM_IO | VM_PFNMAP) || r->flags & (NB_F_DAX | NB_F_GFP_LOW) || !mof ||
+	    f & (VM_HUGETLB | VM_MIXEDMAP))
+		return "unsuitable";
+	ro_file = c->shared_ro != 0 && (r->flags & NB_F_FILE) &&
+		  (f & (VM_READ | VM_WRITE)) == VM_READ;
+	if (ro_file && (c->shared_ro == 1 || !c->tiering))
+		return "shared_ro";
+	if (!(f & (VM_READ | VM_WRITE | VM_EXEC)))
+		return "inaccessible";
+	return ro_file ? "shared_ro_promo_only" : "none";
+}
+
+static void to_vma(const struct nb_rec *r, const struct filter_ctx *c, long hz,
+		   struct nx_numab_vma *v)
+{
+	static const struct { uint32_t nb; unsigned int nv; } bits[] = {
+		{ NB_H_START_SEQ, NV_HAVE_START_SEQ }, { NB_H_PREV_SEQ, NV_HAVE_PREV_SEQ },
+		{ NB_H_PROMO_SEQ, NV_HAVE_PROMO_SEQ }, { NB_H_PIDS, NV_HAVE_PIDS },
+		{ NB_H_PID_RESET, NV_HAVE_PID_RESET }, { NB_H_NEXT_SCAN, NV_HAVE_NEXT_SCAN },
+		{ NB_H_PROMO_ONLY, NV_HAVE_PROMO_ONLY }, { NB_H_SCANS, NV_HAVE_SCANS },
+		{ NB_H_PROMO_SCANS, NV_HAVE_PROMO_SCANS },
+		{ NB_H_PTE_UPDATES, NV_HAVE_PTE_UPDATES },
+		{ NB_H_SKIP_DELAY, NV_HAVE_SKIP_DELAY }, { NB_H_SKIP_SEQ, NV_HAVE_SKIP_SEQ },
+		{ NB_H_SKIP_PID, NV_HAVE_SKIP_PID }, { NB_H_LAST_SKIP, NV_HAVE_LAST_SKIP },
+	};
+
+	memset(v, 0, sizeof(*v));
+	v->start = r->start;
+	v->end = r->end;
+	snprintf(v->filter, sizeof(v->filter), "%s", bpf_filter(r, c));
+	v->have = NV_HAVE_FILTER | NV_HAVE_STATE;
+	if (r->flags & NB_F_HEAP)
+		v->name = (struct nx_span){ "heap", 4 };
+	else if (r->flags & NB_F_STACK)
+		v->name = (struct nx_span){ "stack", 5 };
+	else if ((r->flags & (NB_F_ANON | NB_F_FILE)) == NB_F_ANON)
+		v->name = (struct nx_span){ "anon", 4 };
+	if (!(r->flags & NB_F_STATE)) {
+		snprintf(v->state, sizeof(v->state), "none");
+		return;
+	}
+	snprintf(v->state, sizeof(v->state), "ok");
+	for (size_t i = 0; i < sizeof(bits) / sizeof(bits[0]); i++)
+		if (r->have & bits[i].nb)
+			v->have |= bits[i].nv;
+	/* without HZ the times cannot be given in ms: absent */
+	if (!hz)
+		v->have &= ~(NV_HAVE_PID_RESET | NV_HAVE_NEXT_SCAN);
+	v->start_seq = r->start_seq;
+	v->prev_seq = r->prev_seq;
+	v->promo_seq = r->promo_seq;
+	v->pids[0] = r->pids[0];
+	v->pids[1] = r->pids[1];
+	v->pid_reset_ms = hz ? jiffies_ms(r->pid_reset, hz) : 0;
+	v->next_scan_ms = hz ? jiffies_ms(r->next_scan, hz) : 0;
+	v->promo_only = r->promo_only;
+	v->scans = r->scans;
+	v->promo_scans = r->promo_scans;
+	v->pte_updates = r->pte_updates;
+	v->skip_delay = r->skip_delay;
+	v->skip_seq = r->skip_seq;
+	v->skip_pid = r->skip_pid;
+	if (r->have & NB_H_LAST_SKIP)
+		snprintf(v->last_skip, sizeof(v->last_skip), "%s",
+			 r->last_skip < NB_SKIP_NR ? skip_names[r->last_skip] : "unknown");
+}
+
+static void to_mm(const struct nb_rec *r, long hz, struct nx_numab_mm *mm)
+{
+	memset(mm, 0, sizeof(*mm));
+	if (r->have & NB_H_MM_SEQ) {
+		mm->scan_seq = (uint64_t)(int64_t)r->start_seq;
+		mm->have |= MM_HAVE_SEQ;
+	}
+	if (r->have & NB_H_MM_OFFSET) {
+		mm->scan_offset = r->start;
+		mm->have |= MM_HAVE_OFFSET;
+	}
+	if ((r->have & NB_H_MM_NEXT) && hz) {
+		mm->next_scan_ms = jiffies_ms(r->next_scan, hz);
+		mm->have |= MM_HAVE_NEXT;
+	}
+}
+
+/* why loading or attaching failed, as an exit code and a sentence */
+static int load_error(int err, const char *what, char *buf, size_t sz)
+{
+	char mode[32];
+
+	lockdown_mode(mode, sizeof(mode));
+	if (err == EPERM || err == EACCES) {
+		if (mode[0] && strcmp(mode, "none"))
+			snprintf(buf, sz, "%s: %s; kernel lockdown is '%s'", what,
+				 strerror(err), mode);
+		else
+			snprintf(buf, sz, "%s: %s: needs CAP_BPF and CAP_PERFMON (or root)%s%s",
+				 what, strerror(err), bpf_last_msg[0] ? "; libbpf: " : "",
+				 bpf_last_msg);
+		return NX_EPERM;
+	}
+	snprintf(buf, sz, "%s: %s%s%s", what, strerror(err),
+		 bpf_last_msg[0] ? "; libbpf: " : "", bpf_last_msg);
+	return err == ENOENT || err == EINVAL || err == ESRCH || err == ENOTSUP ||
+	       err == EOPNOTSUPP ? NX_ENOTSUP : NX_ERUNTIME;
+}
+
+struct reader {
+	nx_bpf_fn fn;
+	void *priv;
+	struct nx_bpf_info *info;
+	struct filter_ctx fc;
+	long hz;
+	bool have_mm;
+};
+
+static int one_record(struct reader *rd, const struct nb_rec *r)
+{
+	struct nx_numab_mm mm;
+	struct nx_numab_vma v;
+
+	if (r->kind == NB_REC_MM) {
+		rd->hz = kernel_hz(r, rd->info->hz_how, sizeof(rd->info->hz_how));
+		rd->info->hz = rd->hz;
+		rd->info->nr_threads = r->nr_threads;
+		rd->info->scan_period_ms = r->have & NB_H_MM_PERIOD ? r->scan_period : 0;
+		rd->info->have_filters = r->have & NB_H_MM_FILTERS;
+		rd->info->numab_filters = (uint32_t)r->vm_flags;
+		rd->fc.task_mof = !(r->have & NB_H_MM_TASKPOL) || (r->flags & NB_F_TASKPOL_MOF);
+		rd->have_mm = true;
+		to_mm(r, rd->hz, &mm);
+		return rd->fn(rd->priv, &mm, NULL);
+	}
+	if (r->kind != NB_REC_VMA || !rd->have_mm)
+		return -EPROTO;
+	to_vma(r, &rd->fc, rd->hz, &v);
+	return rd->fn(rd->priv, NULL, &v);
+}
+
+int nx_bpf_read(pid_t pid, nx_bpf_fn fn, void *priv, struct nx_bpf_info *info,
+		char *err, size_t errsz)
+{
+	union bpf_iter_link_info linfo;
+	struct reader rd = { .fn = fn, .priv = priv, .info = info };
+	struct nx_filters_state fs;
+	struct numab_vmas *skel;
+	struct bpf_link *link = NULL;
+	static char buf[1 << 16];
+	size_t have = 0;
+	double t0;
+	long mode;
+	int fd = -1, r;
+
+	memset(info, 0, sizeof(*info));
+	r = nx_bpf_usable(err, errsz);
+	if (r)
+		return r;
+	nx_filters_read(&fs);
+	rd.fc.shared_ro = fs.val[1] >= 0 ? fs.val[1] : 1;	/* stock: skip */
+	mode = nx_numa_balancing_mode();
+	rd.fc.tiering = mode > 0 && (mode & 2);
+
+	libbpf_set_print(bpf_print);
+	skel = numab_vmas__open();
+	if (!skel)
+		return load_error(errno, "opening the BPF program", err, errsz);
+	skel->rodata->target_tgid = (int)pid;
+	if (numab_vmas__load(skel)) {
+		r = load_error(errno, "loading the BPF program", err, errsz);
+		goto out;
+	}
+	t0 = nx_now();
+	memset(&linfo, 0, sizeof(linfo));
+	linfo.task.tid = (__u32)pid;
+	{
+		LIBBPF_OPTS(bpf_iter_attach_opts, opts, .link_info = &linfo,
+			    .link_info_len = sizeof(linfo));
+
+		link = bpf_program__attach_iter(skel->progs.numab_vmas, &opts);
+	}
+	if (!link && errno == ESRCH) {
+		snprintf(err, errsz, "process %d: no such process", (int)pid);
+		r = NX_ENOPROC;
+		goto out;
+	}
+	/* kernels before 6.1 take no task: walk all, the program filters */
+	if (!link && (errno == EINVAL || errno == E2BIG))
+		link = bpf_program__attach_iter(skel->progs.numab_vmas, NULL);
+	if (!link) {
+		r = load_error(errno, "attaching the task_vma iterator", err, errsz);
+		goto out;
+	}
+	fd = bpf_iter_create(bpf_link__fd(link));
+	if (fd < 0) {
+		r = load_error(errno, "creating the iterator", err, errsz);
+		goto out;
+	}
+	r = 0;
+	for (;;) {
+		ssize_t n = read(fd, buf + have, sizeof(buf) - have);
+		size_t off = 0;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			r = load_error(errno, "reading the iterator", err, errsz);
+			break;
+		}
+		if (n == 0)
+			break;
+		have += (size_t)n;
+		while (have - off >= sizeof(struct nb_rec)) {
+			struct nb_rec rec;
+			int e;
+
+			memcpy(&rec, buf + off, sizeof(rec));
+			off += sizeof(rec);
+			info->records++;
+			e = one_record(&rd, &rec);
+			if (e) {
+				snprintf(err, errsz, "%s", e == -ENOMEM ? "out of memory" :
+					 "the BPF iterator's records are malformed");
+				r = NX_ERUNTIME;
+				goto out;
+			}
+		}
+		memmove(buf, buf + off, have - off);
+		have -= off;
+	}
+	info->seconds = nx_now() - t0;
+	if (!r && !rd.have_mm) {
+		/* nothing: the process is gone, or it has no mm (a kernel thread) */
+		if (kill(pid, 0) && errno == ESRCH) {
+			snprintf(err, errsz, "process %d: no such process", (int)pid);
+			r = NX_ENOPROC;
+		} else {
+			snprintf(err, errsz, "process %d: the iterator saw no mm "
+				 "(a kernel thread, or it exited)", (int)pid);
+			r = NX_ENOPROC;
+		}
+	}
+out:
+	if (fd >= 0)
+		close(fd);
+	bpf_link__destroy(link);
+	numab_vmas__destroy(skel);
+	return r;
+}
+
+#endif /* NX_HAVE_BPF */

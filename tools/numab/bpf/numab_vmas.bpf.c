@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * numabctl's BPF backend: a task_vma iterator that writes, for one
+ * process, what task_numa_work() knows about it, in the records of
+ * numab_rec.h: the mm's scan position first, then per VMA its range, the
+ * flags that decide which static filter applies, and its vma->numab_state.
+ * The same state /proc/<pid>/numa_vmas of the numab series prints, read
+ * on kernels without the series (any kernel with BTF and
+ * CONFIG_NUMA_BALANCING).  Fields a kernel lacks are detected with CO-RE
+ * field-existence checks and reported absent (NB_H_* bit clear).
+ *
+ * Reads are unlocked, like numa_vmas': the iterator holds mmap_lock for
+ * reading, the scanner updates numab_state under it for reading too.
+ */
+#include "numab_types.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
+#include "numab_rec.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+/* the process: its thread group ID (set by numabctl before loading) */
+const volatile int target_tgid;
+
+/* per iteration (numabctl clears them before each read) */
+int mm_done;
+__u64 mm_seen;
+
+#define VM_READ		0x00000001UL
+#define VM_WRITE	0x00000002UL
+#define VM_EXEC		0x00000004UL
+#define MPOL_F_MOF	(1 << 3)
+#define S_DAX		(1 << 13)
+#define GFP_DMA_ZONES	(0x01u | 0x04u)	/* __GFP_DMA | __GFP_DMA32 */
+
+static __always_inline int skip_index(int raw)
+{
+	int r = raw - 1;
+
+	if (raw == 0)
+		return NB_SKIP_NONE;
+#define SKIP(E, I)							\
+	if (bpf_core_enum_value_exists(enum numa_vmaskip_reason, E) &&	\
+	    r == bpf_core_enum_value(enum numa_vmaskip_reason, E))	\
+		return I;
+	SKIP(NUMAB_SKIP_UNSUITABLE, NB_SKIP_UNSUITABLE)
+	SKIP(NUMAB_SKIP_SHARED_RO, NB_SKIP_SHARED_RO)
+	SKIP(NUMAB_SKIP_INACCESSIBLE, NB_SKIP_INACCESSIBLE)
+	SKIP(NUMAB_SKIP_SCAN_DELAY, NB_SKIP_SCAN_DELAY)
+	SKIP(NUMAB_SKIP_PID_INACTIVE, NB_SKIP_PID_INACTIVE)
+	SKIP(NUMAB_SKIP_IGNORE_PID, NB_SKIP_IGNORE_PID)
+	SKIP(NUMAB_SKIP_SEQ_COMPLETED, NB_SKIP_SEQ_COMPLETED)
+	SKIP(NUMAB_SKIP_PID_INACTIVE_PROMO, NB_SKIP_PID_INACTIVE_PROMO)
+	SKIP(NUMAB_SKIP_PROMO_BACKOFF, NB_SKIP_PROMO_BACKOFF)
+	SKIP(NUMAB_SKIP_SHARED_RO_PROMO, NB_SKIP_SHARED_RO_PROMO)
+#undef SKIP
+	return NB_SKIP_UNKNOWN;
+}
+
+static __always_inline void emit_mm(struct seq_file *seq, struct task_struct *task,
+				    struct mm_struct *mm)
+{
+	struct nb_rec r = {};
+	struct mempolicy *pol;
+	unsigned long next;
+
+	r.kind = NB_REC_MM;
+	r.version = NB_REC_VERSION;
+	r.jiffies = bpf_jiffies64();
+	r.ktime_ns = bpf_ktime_get_ns();
+	r.tgid = BPF_CORE_READ(task, tgid);
+	r.tid = BPF_CORE_READ(task, pid);
+	r.nr_threads = BPF_CORE_READ(task, signal, nr_threads);
+	if (bpf_core_field_exists(mm->numa_scan_seq)) {
+		r.start_seq = BPF_CORE_READ(mm, numa_scan_seq);
+		r.have |= NB_H_MM_SEQ;
+	}
+	if (bpf_core_field_exists(mm->numa_scan_offset)) {
+		r.start = BPF_CORE_READ(mm, numa_scan_offset);
+		r.have |= NB_H_MM_OFFSET;
+	}
+	if (bpf_core_field_exists(mm->numa_next_scan)) {
+		next = BPF_CORE_READ(mm, numa_next_scan);
+		r.next_scan = next ? (long)(next - r.jiffies) : 0;
+		r.have |= NB_H_MM_NEXT;
+	}
+	if (bpf_core_field_exists(mm->numab_filters)) {
+		r.vm_flags = BPF_CORE_READ(mm, numab_filters);
+		r.have |= NB_H_MM_FILTERS;
+	}
+	if (bpf_core_field_exists(task->numa_scan_period)) {
+		r.scan_period = BPF_CORE_READ(task, numa_scan_period);
+		r.have |= NB_H_MM_PERIOD;
+	}
+	if (bpf_core_field_exists(task->mempolicy)) {
+		pol = BPF_CORE_READ(task, mempolicy);
+		/* none: the preferred-node or default policy, both MPOL_F_MOF */
+		if (!pol || (BPF_CORE_READ(pol, flags) & MPOL_F_MOF))
+			r.flags |= NB_F_TASKPOL_MOF;
+		r.have |= NB_H_MM_TASKPOL;
+	}
+	bpf_seq_write(seq, &r, sizeof(r));
+}
+
+static __always_inline void read_state(struct nb_rec *r, struct vma_numab_state *ns,
+				       __u64 now)
+{
+	r->flags |= NB_F_STATE;
+	if (bpf_core_field_exists(ns->start_scan_seq)) {
+		r->start_seq = BPF_CORE_READ(ns, start_scan_seq);
+		r->have |= NB_H_START_SEQ;
+	}
+	if (bpf_core_field_exists(ns->prev_scan_seq)) {
+		r->prev_seq = BPF_CORE_READ(ns, prev_scan_seq);
+		r->have |= NB_H_PREV_SEQ;
+	}
+	if (bpf_core_field_exists(ns->promo_scan_seq)) {
+		r->promo_seq = BPF_CORE_READ(ns, promo_scan_seq);
+		r->have |= NB_H_PROMO_SEQ;
+	}
+	if (bpf_core_field_exists(ns->pids_active)) {
+		r->pids[0] = BPF_CORE_READ(ns, pids_active[0]);
+		r->pids[1] = BPF_CORE_READ(ns, pids_active[1]);
+		r->have |= NB_H_PIDS;
+	}
+	if (bpf_core_field_exists(ns->pids_active_reset)) {
+		r->pid_reset = (long)(BPF_CORE_READ(ns, pids_active_reset) - now);
+		r->have |= NB_H_PID_RESET;
+	}
+	if (bpf_core_field_exists(ns->next_scan)) {
+		r->next_scan = (long)(BPF_CORE_READ(ns, next_scan) - now);
+		r->have |= NB_H_NEXT_SCAN;
+	}
+	if (bpf_core_field_exists(ns->promo_only)) {
+		r->promo_only = BPF_CORE_READ(ns, promo_only);
+		r->have |= NB_H_PROMO_ONLY;
+	}
+	if (bpf_core_field_exists(ns->nr_scans)) {
+		r->scans = BPF_CORE_READ(ns, nr_scans);
+		r->have |= NB_H_SCANS;
+	}
+	if (bpf_core_field_exists(ns->nr_promo_scans)) {
+		r->promo_scans = BPF_CORE_READ(ns, nr_promo_scans);
+		r->have |= NB_H_PROMO_SCANS;
+	}
+	if (bpf_core_field_exists(ns->nr_pte_updates)) {
+		r->pte_updates = BPF_CORE_READ(ns, nr_pte_updates);
+		r->have |= NB_H_PTE_UPDATES;
+	}
+	if (bpf_core_field_exists(ns->nr_skip_delay)) {
+		r->skip_delay = BPF_CORE_READ(ns, nr_skip_delay);
+		r->have |= NB_H_SKIP_DELAY;
+	}
+	if (bpf_core_field_exists(ns->nr_skip_seq)) {
+		r->skip_seq = BPF_CORE_READ(ns, nr_skip_seq);
+		r->have |= NB_H_SKIP_SEQ;
+	}
+	if (bpf_core_field_exists(ns->nr_skip_pid)) {
+		r->skip_pid = BPF_CORE_READ(ns, nr_skip_pid);
+		r->have |= NB_H_SKIP_PID;
+	}
+	if (bpf_core_field_exists(ns->last_skip)) {
+		r->last_skip = skip_index(BPF_CORE_READ(ns, last_skip));
+		r->have |= NB_H_LAST_SKIP;
+	}
+}
+
+SEC("iter/task_vma")
+int numab_vmas(struct bpf_iter__task_vma *ctx)
+{
+	struct seq_file *seq = ctx->meta->seq;
+	struct task_struct *task = ctx->task;
+	struct vm_area_struct *vma = ctx->vma;
+	struct vma_numab_state *ns;
+	struct mm_struct *mm;
+	struct mempolicy *pol;
+	struct file *file;
+	struct nb_rec r = {};
+	__u64 now;
+
+	if (!task || BPF_CORE_READ(task, tgid) != target_tgid)
+		return 0;
+	mm = BPF_CORE_READ(task, mm);
+	if (!mm)
+		return 0;
+	/* one thread's walk: kernels without the iterator's tid filter visit all */
+	if (!mm_seen)
+		mm_seen = (__u64)mm;
+	if (mm_seen != (__u64)mm || BPF_CORE_READ(task, pid) != target_tgid)
+		return 0;
+	if (!mm_done) {
+		emit_mm(seq, task, mm);
+		mm_done = 1;
+	}
+	if (!vma)
+		return 0;
+
+	now = bpf_jiffies64();
+	r.kind = NB_REC_VMA;
+	r.version = NB_REC_VERSION;
+	r.start = BPF_CORE_READ(vma, vm_start);
+	r.end = BPF_CORE_READ(vma, vm_end);
+	r.vm_flags = BPF_CORE_READ(vma, vm_flags);
+	file = BPF_CORE_READ(vma, vm_file);
+	if (file) {
+		r.flags |= NB_F_FILE;
+		if (BPF_CORE_READ(file, f_inode, i_flags) & S_DAX)
+			r.flags |= NB_F_DAX;
+		if (BPF_CORE_READ(file, f_mapping, gfp_mask) & GFP_DMA_ZONES)
+			r.flags |= NB_F_GFP_LOW;
+	} else if (r.start <= BPF_CORE_READ(mm, brk) &&
+		   r.end >= BPF_CORE_READ(mm, start_brk)) {
+		r.flags |= NB_F_HEAP;
+	} else if (r.start <= BPF_CORE_READ(mm, start_stack) &&
+		   r.end >= BPF_CORE_READ(mm, start_stack)) {
+		r.flags |= NB_F_STACK;
+	}
+	if (!BPF_CORE_READ(vma, vm_ops))
+		r.flags |= NB_F_ANON;
+	if (bpf_core_field_exists(vma->vm_policy)) {
+		r.have |= NB_H_POLICY;
+		pol = BPF_CORE_READ(vma, vm_policy);
+		if (pol) {
+			r.flags |= NB_F_VMPOL;
+			if (BPF_CORE_READ(pol, flags) & MPOL_F_MOF)
+				r.flags |= NB_F_VMPOL_MOF;
+		}
+		if (BPF_CORE_READ(vma, vm_ops) && BPF_CORE_READ(vma, vm_ops, get_policy))
+			r.flags |= NB_F_GETPOL;
+	}
+	if (bpf_core_field_exists(vma->numab_state)) {
+		ns = BPF_CORE_READ(vma, numab_state);
+		if (ns)
+			read_state(&r, ns, now);
+	}
+	bpf_seq_write(seq, &r, sizeof(r));
+	return 0;
+}
