@@ -464,6 +464,83 @@ static int parse_pids(struct nx_span v, uint64_t pids[2])
 	       nx_parse_u64(comma + 1, v.n - (size_t)(comma - v.p) - 1, 16, &pids[1]) ? -1 : 0;
 }
 
+/* a short filter name (no "kernel.numa_balancing_filter_" prefix), or -1 */
+static int plain_filter_index(const char *s, size_t n)
+{
+	for (int i = 0; i < NX_NFILTERS; i++)
+		if (strlen(nx_filters[i].name) == n && !memcmp(nx_filters[i].name, s, n))
+			return i;
+	return -1;
+}
+
+/* a filter value of numa_filters or the mm line: 0..255 */
+static int filter_num(const char *s, size_t n, unsigned int *v)
+{
+	uint64_t u;
+
+	if (nx_parse_u64(s, n, 10, &u) || u > 255)
+		return -1;
+	*v = (unsigned int)u;
+	return 0;
+}
+
+/*
+ * "filter_<name>=V:SRC" of the mm line (issue 13): an unknown name is
+ * ignored, a bad V makes the line malformed, an unknown SRC word (or
+ * none) leaves the source unknown.
+ */
+static int mm_filter(struct nx_numab_mm *mm, const struct nx_kv *kv)
+{
+	const char *colon = memchr(kv->val.p, ':', kv->val.n);
+	size_t vn = colon ? (size_t)(colon - kv->val.p) : kv->val.n;
+	int idx = plain_filter_index(kv->key.p + 7, kv->key.n - 7);
+	struct nx_span src;
+	unsigned int v;
+
+	if (idx < 0)
+		return 0;
+	if (filter_num(kv->val.p, vn, &v))
+		return -1;
+	mm->filt_have |= 1u << idx;
+	mm->filt_val[idx] = (unsigned char)v;
+	mm->filt_src[idx] = NX_FSRC_UNKNOWN;
+	if (!colon)
+		return 0;
+	src.p = colon + 1;
+	src.n = kv->val.n - vn - 1;
+	if (SPAN_IS(src, "system"))
+		mm->filt_src[idx] = NX_FSRC_SYSTEM;
+	else if (SPAN_IS(src, "process"))
+		mm->filt_src[idx] = NX_FSRC_PROCESS;
+	return 0;
+}
+
+int nx_parse_numa_filters_line(const char *line, size_t len, struct nx_proc_filters *pf)
+{
+	const char *p = line, *end = line + len;
+	struct nx_kv kv;
+
+	memset(pf, 0, sizeof(*pf));
+	while (nx_kv_next(&p, end, &kv)) {
+		unsigned int v;
+		int idx;
+
+		if (!kv.val.p)
+			return -1;
+		idx = plain_filter_index(kv.key.p, kv.key.n);
+		if (idx < 0)
+			continue;	/* a filter of a newer kernel */
+		if (SPAN_IS(kv.val, "inherit"))
+			pf->val[idx] = NX_FILTER_INHERIT;
+		else if (filter_num(kv.val.p, kv.val.n, &v))
+			return -1;
+		else
+			pf->val[idx] = (int)v;
+		pf->have |= 1u << idx;
+	}
+	return 0;
+}
+
 int nx_parse_numa_vmas_general(const char *line, size_t len,
 			       struct nx_numab_mm *mm, struct nx_numab_vma *v)
 {
@@ -476,10 +553,18 @@ int nx_parse_numa_vmas_general(const char *line, size_t len,
 		return -1;
 	if (SPAN_IS(first, "mm")) {
 		memset(mm, 0, sizeof(*mm));
-		while (nx_kv_next(&p, end, &kv))
-			if (kv.val.p && set_key(mm, &mm->have, mm_keys,
-						sizeof(mm_keys) / sizeof(mm_keys[0]), &kv, &hint))
+		while (nx_kv_next(&p, end, &kv)) {
+			if (!kv.val.p)
+				continue;
+			if (kv.key.n > 7 && !memcmp(kv.key.p, "filter_", 7)) {
+				if (mm_filter(mm, &kv))
+					return -1;
+				continue;
+			}
+			if (set_key(mm, &mm->have, mm_keys,
+				    sizeof(mm_keys) / sizeof(mm_keys[0]), &kv, &hint))
 				return -1;
+		}
 		return (mm->have & MM_HAVE_SEQ) ? 1 : -1;
 	}
 	memset(v, 0, sizeof(*v));

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #define NX_MAX_NODES 1024
+#define NX_NFILTERS 5		/* scan filters: pid, shared_ro, scan_delay, cpuset, shared_folio */
 
 struct nx_span {
 	const char *p;
@@ -73,7 +74,16 @@ struct nx_numab_mm {
 	uint64_t scan_seq, scan_offset;
 	int64_t next_scan_ms;
 	unsigned int have;
+	/*
+	 * Effective filters, "filter_<name>=V:SRC" (per-process overrides,
+	 * issue 13); indexed like nx_filters[].  Bit i of filt_have: filter i
+	 * was on the line; without it the source is NX_FSRC_UNKNOWN.
+	 */
+	unsigned int filt_have;
+	unsigned char filt_val[NX_NFILTERS];
+	unsigned char filt_src[NX_NFILTERS];
 };
+enum { NX_FSRC_UNKNOWN, NX_FSRC_SYSTEM, NX_FSRC_PROCESS };
 enum {
 	NV_HAVE_START_SEQ = 1u << 0,
 	NV_HAVE_PREV_SEQ = 1u << 1,
@@ -143,7 +153,6 @@ int nx_parse_trace_line(const char *line, size_t len, struct nx_trace_ev *ev);
 int nx_parse_filter_assign(const char *line, size_t len, int *idx, int *val);
 
 /* filters */
-#define NX_NFILTERS 5
 struct nx_filter_desc {
 	const char *name;	/* short name: pid, shared_ro, ... */
 	int max;		/* highest valid value */
@@ -155,6 +164,18 @@ int nx_filter_index(const char *s, size_t n);
 /* "off", "skip", "tier", "on" or a number; -1 if invalid for filter idx */
 int nx_filter_value(int idx, const char *s, size_t n);
 const char *nx_filter_value_name(int idx, int val);
+
+/*
+ * /proc/<pid>/numa_filters (issue 13): "pid=V shared_ro=V ..." with V
+ * "inherit" (NX_FILTER_INHERIT) or a decimal; unknown names are ignored,
+ * an empty line (a kernel thread) gives have == 0.
+ */
+#define NX_FILTER_INHERIT (-1)
+struct nx_proc_filters {
+	int val[NX_NFILTERS];	/* NX_FILTER_INHERIT or the override */
+	unsigned int have;	/* bit i: filter i was on the line */
+};
+int nx_parse_numa_filters_line(const char *line, size_t len, struct nx_proc_filters *pf);
 
 /* octal escapes of seq_file paths (\040) decoded into buf */
 void nx_unescape(struct nx_span s, char *buf, size_t sz);

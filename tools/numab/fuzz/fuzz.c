@@ -56,6 +56,13 @@ static void one_line(const char *p, size_t n)
 	nx_parse_trace_line(p, n, &u.ev);
 #elif defined(FUZZ_filter)
 	nx_parse_filter_assign(p, n, &a, &b);
+#elif defined(FUZZ_numa_filters)
+	struct nx_proc_filters pf;
+
+	if (nx_parse_numa_filters_line(p, n, &pf) == 0)
+		for (int i = 0; i < NX_NFILTERS; i++)
+			if ((pf.have & (1u << i)) && (pf.val[i] < NX_FILTER_INHERIT || pf.val[i] > 255))
+				abort();
 #else
 #error "define FUZZ_<parser>"
 #endif
