@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "numabctl.h"
+#include "override.h"
 
 static const char *const meaning[NX_NFILTERS][3] = {
 	{ "scan VMAs whatever the PID activity",
@@ -50,10 +50,18 @@ int nx_filter_table(struct nx_table *t, const struct nx_filters_state *st,
 			     nx_filter_value_name(i, nx_filters[i].def));
 		nx_table_set(t, ln, FC_SYSCTL, "kernel.numa_balancing_filter_%s",
 			     nx_filters[i].name);
-		if (v < 0) {
-			nx_table_set(t, ln, FC_VALUE, nx_opt.json ? "null" : "-");
-			nx_table_set(t, ln, FC_SETTING, "absent");
-			nx_table_set(t, ln, FC_MEANING, "sysctl not provided by this kernel");
+		if (v < 0) {	/* absent, unreadable and malformed told apart */
+			int err = st->err[i];
+
+			nx_table_set(t, ln, FC_VALUE, "-");
+			nx_table_set(t, ln, FC_SETTING, "%s", nx_filter_err_name(err));
+			if (err == -ENOENT)
+				nx_table_set(t, ln, FC_MEANING, "sysctl not provided by this kernel");
+			else if (err == -EINVAL)
+				nx_table_set(t, ln, FC_MEANING, "the kernel's value is not a number");
+			else
+				nx_table_set(t, ln, FC_MEANING, "cannot read it: %s%s", strerror(-err),
+					     err == -EACCES || err == -EPERM ? " (run as root)" : "");
 			continue;
 		}
 		nx_table_set(t, ln, FC_VALUE, "%d", v);
@@ -70,7 +78,6 @@ static int save_filters(const char *file)
 	struct nx_filters_state st;
 	char buf[1024];
 	size_t off = 0;
-	int r;
 
 	nx_filters_read(&st);
 	if (!st.present) {
@@ -84,10 +91,7 @@ static int save_filters(const char *file)
 			off += (size_t)snprintf(buf + off, sizeof(buf) - off,
 						"kernel.numa_balancing_filter_%s = %d\n",
 						nx_filters[i].name, st.val[i]);
-	r = nx_write_atomic(file, buf, off);
-	if (r)
-		return nx_file_error(file, r);
-	return NX_OK;
+	return nx_write_output(file, buf, off);
 }
 
 struct restore_ctx {
@@ -122,9 +126,9 @@ int nx_filters_load_file(const char *file, int *val, bool *set)
 	int r;
 
 	memset(&rc, 0, sizeof(rc));
-	r = nx_for_each_line(file, restore_line, &rc);
+	r = nx_for_each_line(strcmp(file, "-") ? file : "/dev/stdin", restore_line, &rc);
 	if (r)
-		return nx_file_error(file, r);
+		return nx_user_file_error(file, r);
 	if (rc.bad)
 		return NX_EUSAGE;
 	memcpy(val, rc.val, sizeof(rc.val));
@@ -139,21 +143,14 @@ static int parse_assignments(int argc, char **argv, int *val, bool *set,
 		const char *eq = strchr(argv[i], '=');
 		int idx = nx_filter_index(argv[i], eq ? (size_t)(eq - argv[i]) : strlen(argv[i]));
 
-		if (idx < 0) {
-			nx_warn("unknown filter '%s' (pid, shared_ro, scan_delay, cpuset, "
-				"shared_folio)", argv[i]);
-			return NX_EUSAGE;
-		}
+		if (idx < 0)
+			return nx_filter_assign_error(argv[i]);
 		named[idx] = true;
 		if (!eq)
 			continue;	/* show only */
 		val[idx] = nx_filter_value(idx, eq + 1, strlen(eq + 1));
-		if (val[idx] < 0) {
-			nx_warn("invalid value '%s' for filter %s (%s)", eq + 1,
-				nx_filters[idx].name, nx_filters[idx].max == 2 ?
-				"off|skip|tier or 0..2" : "off|on or 0..1");
-			return NX_EUSAGE;
-		}
+		if (val[idx] < 0)
+			return nx_filter_assign_error(argv[i]);
 		set[idx] = true;
 		*any = true;
 	}
@@ -164,7 +161,8 @@ static void filter_usage(FILE *out)
 {
 	fputs("Usage: numabctl filter [NAME[=VALUE] ...]\n"
 	      "       numabctl filter --legacy | --default\n"
-	      "       numabctl filter --save FILE | --restore FILE\n\n"
+	      "       numabctl filter --save FILE | --restore FILE\n"
+	      "       numabctl filter --pid PID [NAME[=VALUE] ...] [--legacy|--default|--inherit]\n\n"
 	      "Show or set the scan filters (kernel.numa_balancing_filter_*).\n"
 	      "Filters: pid, shared_ro, shared_folio (off|skip|tier, 0..2),\n"
 	      "scan_delay, cpuset (off|on).\n\n"
@@ -173,10 +171,55 @@ static void filter_usage(FILE *out)
 	      "  --default        kernel defaults: pid=tier shared_ro=tier scan_delay=on\n"
 	      "                   cpuset=on shared_folio=tier\n"
 	      "                   (both set only the filters this kernel has)\n"
-	      "  --save FILE      write the current values (sysctl.conf syntax)\n"
-	      "  --restore FILE   set the values saved in FILE\n"
-	      "  --force          set even while a 'numabctl run' holds the filters\n", out);
+	      "  --save FILE      write the current values (sysctl.conf syntax; - for stdout)\n"
+	      "  --restore FILE   set the values saved in FILE (- for stdin)\n"
+	      "  --force          set even while a 'numabctl run' holds the filters\n\n"
+	      "Per process (kernels with /proc/PID/numa_filters; no sysctl changes):\n"
+	      "  numabctl filter --pid PID [NAME ...]           its overrides, effective values\n"
+	      "  numabctl filter --pid PID NAME=VALUE ...       set them; VALUE may be inherit\n"
+	      "  numabctl filter --pid PID --legacy|--default|--inherit   all five\n"
+	      "  -p, --pid PID    the process (its mm: every thread, kept across execve,\n"
+	      "                   inherited by fork); a value less restrictive than the\n"
+	      "                   sysctl needs CAP_SYS_NICE, another user's process ptrace\n"
+	      "                   rights; exit 7 if the kernel has no per-process filters\n", out);
 	nx_print_columns_help(out, filter_cols, sizeof(filter_cols) / sizeof(filter_cols[0]));
+	fputs("\nColumns with --pid: NAME, OVERRIDE (inherit or the value), VALUE and\n"
+	      "SETTING (effective), SOURCE (process or system), SYSTEM (the sysctl), SYSCTL.\n", out);
+}
+
+/* filter --pid PID [NAME[=VALUE] ...]: one process's overrides */
+static int filter_pid(pid_t pid, int argc, char **argv, int preset)
+{
+	int val[NX_NFILTERS] = { 0 }, idx, v, r;
+	bool set[NX_NFILTERS] = { false }, named[NX_NFILTERS] = { false };
+	bool any = false, some = false;
+
+	if (preset >= 0) {
+		nx_pf_preset(val, set, preset);
+		any = true;
+	}
+	for (int i = 0; i < argc; i++) {
+		if (!strchr(argv[i], '=')) {
+			idx = nx_filter_index(argv[i], strlen(argv[i]));
+			if (idx < 0) {
+				nx_warn("unknown filter '%s' (pid, shared_ro, scan_delay, cpuset, "
+					"shared_folio)", argv[i]);
+				return NX_EUSAGE;
+			}
+			named[idx] = some = true;
+			continue;
+		}
+		if (nx_pf_parse_assign(argv[i], &idx, &v))
+			return NX_EUSAGE;
+		val[idx] = v;
+		set[idx] = named[idx] = some = any = true;
+	}
+	if (any) {
+		r = nx_pf_write(pid, val, set);
+		if (r)
+			return r;
+	}
+	return nx_pf_show(pid, some && !(preset >= 0) ? named : NULL);
 }
 
 static int show(const bool *only)
@@ -205,26 +248,67 @@ int cmd_filter(int argc, char **argv)
 		{ "legacy", no_argument, NULL, 'L' },
 		{ "default", no_argument, NULL, 'D' },
 		{ "force", no_argument, NULL, 'f' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "inherit", no_argument, NULL, 'I' },
 		{ NULL, 0, NULL, 0 },
 	};
+	pid_t pid = 0;
+	int preset = -1;
 	const char *save = NULL, *restore = NULL;
 	int val[NX_NFILTERS] = { 0 }, c, r, lock = -1;
 	bool set[NX_NFILTERS] = { false }, named[NX_NFILTERS] = { false };
 	bool any = false, force = false, some = false;
 
-	while ((c = getopt_long(argc, argv, NX_COMMON_SHORTOPTS, lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":p:" NX_COMMON_SHORTOPTS, lo, NULL)) != -1) {
 		switch (c) {
 		case 's': save = optarg; break;
 		case 'R': restore = optarg; break;
-		case 'L': nx_filters_preset(val, set, true); any = true; break;
-		case 'D': nx_filters_preset(val, set, false); any = true; break;
+		case 'L':
+		case 'D':
+		case 'I':
+			if (preset >= 0 && preset != (c == 'L' ? NX_PF_LEGACY : c == 'D' ?
+						      NX_PF_DEFAULT : NX_PF_INHERIT))
+				return nx_usage_error("--legacy, --default and --inherit cannot "
+						      "be used together");
+			preset = c == 'L' ? NX_PF_LEGACY : c == 'D' ? NX_PF_DEFAULT : NX_PF_INHERIT;
+			break;
 		case 'f': force = true; break;
+		case 'p':
+			if (nx_parse_pid(optarg, &pid))
+				return NX_EUSAGE;
+			break;
 		default:
 			r = nx_opt_other(c, optarg, filter_usage);
 			if (r >= 0)
 				return r;
 		}
 	}
+	if (pid) {
+		if (save || restore || force) {
+			nx_warn("--save, --restore and --force are for the system-wide filters, "
+				"not with --pid");
+			return NX_EUSAGE;
+		}
+		return filter_pid(pid, argc - optind, argv + optind, preset);
+	}
+	if (preset == NX_PF_INHERIT) {
+		nx_warn("--inherit is for one process's filters: use it with --pid");
+		return NX_EUSAGE;
+	}
+	if (preset >= 0) {
+		nx_filters_preset(val, set, preset == NX_PF_LEGACY);
+		any = true;
+	}
+	r = nx_opts_done(filter_cols, sizeof(filter_cols) / sizeof(filter_cols[0]));
+	if (r >= 0)
+		return r;
+	if (save && (restore || preset >= 0 || optind < argc))
+		return nx_usage_error("--save writes the current values: it takes no %s",
+				      restore ? "--restore" : preset >= 0 ? "--legacy or --default" :
+				      "filter names or assignments");
+	if (restore && preset >= 0)
+		return nx_usage_error("--restore and --%s cannot be used together",
+				      preset == NX_PF_LEGACY ? "legacy" : "default");
 	if (save)
 		return save_filters(save);
 	if (restore) {

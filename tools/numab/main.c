@@ -22,7 +22,7 @@ static const struct cmd {
 static void usage(FILE *out)
 {
 	fputs("Usage: numabctl [OPTIONS] COMMAND [ARGS]\n"
-	      "       numabctl COMMAND --help\n\n"
+	      "       numabctl help COMMAND | numabctl COMMAND help | numabctl COMMAND --help\n\n"
 	      "Make the NUMA-balancing VMA scanner visible and tunable.\n\n"
 	      "Commands:\n", out);
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
@@ -30,14 +30,26 @@ static void usage(FILE *out)
 	fputs("  help     this text\n"
 	      "\nCommon options (before or after COMMAND):\n"
 	      "  --sysroot DIR      read /proc and /sys below DIR (tests, saved trees)\n"
-	      "  -J, --json         JSON output\n"
+	      "  -J, --json[=compact|pretty]  JSON output (pretty by default)\n"
 	      "  -r, --raw          raw output (no column alignment)\n"
+	      "  -P, --pairs        NAME=\"value\" pairs\n"
 	      "  -n, --noheadings   no table headers\n"
-	      "  -o, --output COLS  columns to print (see COMMAND --help)\n"
+	      "  -o, --output COLS  columns to print (+COL adds to the defaults)\n"
+	      "      --output-all   every column\n"
+	      "  -H, --list-columns list the columns of COMMAND\n"
+	      "  -x, --sort COL     sort the rows by COL\n"
 	      "  -b, --bytes        sizes in bytes\n"
 	      "  -V, --version      print the version\n"
 	      "\nExit status: 0 ok, 1 usage, 2 runtime error, 3 permission denied,\n"
 	      "4 not supported by this kernel, 5 no such process, 6 filters busy.\n", out);
+}
+
+static const struct cmd *find_cmd(const char *name)
+{
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		if (!strcmp(name, cmds[i].name))
+			return &cmds[i];
+	return NULL;
 }
 
 int main(int argc, char **argv)
@@ -47,36 +59,61 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
+	static char help_opt[] = "--help";
+	const struct cmd *cmd;
+	char *hargv[3];
 	int c;
 
-	while ((c = getopt_long(argc, argv, "+" NX_COMMON_SHORTOPTS "V", lo, NULL)) != -1) {
-		int r = c == 'V' ? 2 : nx_common_opt(c, optarg);
+	atexit(nx_close_stdout);
+	opterr = 0;		/* one message per error, with one prefix */
+	nx_argv = argv;
+	while ((c = getopt_long(argc, argv, "+:" NX_COMMON_SHORTOPTS "V", lo, NULL)) != -1) {
+		int r;
 
-		if (r == 2) {
+		if (c == 'V') {
 			printf("numabctl %s\n", NUMABCTL_VERSION);
 			return NX_OK;
 		}
-		if (r) {
-			usage(r == 1 ? stdout : stderr);
-			return r == 1 ? NX_OK : NX_EUSAGE;
-		}
+		r = nx_opt_other(c, optarg, usage);
+		if (r >= 0)
+			return r;
 	}
 	if (optind >= argc) {
-		usage(stderr);
-		return NX_EUSAGE;
+		nx_warn("no command given");
+		return nx_usage_error(NULL);
 	}
-	if (!strcmp(argv[optind], "help")) {
+	/* bpftool style: 'numabctl help vmas' and 'numabctl vmas help' */
+	if (!strcmp(argv[optind], "help") && optind + 2 == argc && find_cmd(argv[optind + 1])) {
+		hargv[0] = argv[optind + 1];
+		hargv[1] = help_opt;
+		hargv[2] = NULL;
+		argv = hargv;
+		argc = 2;
+		optind = 0;
+	} else if (!strcmp(argv[optind], "help")) {
+		if (optind + 1 != argc) {
+			nx_warn("help: unknown command '%s'", argv[optind + 1]);
+			return nx_usage_error(NULL);
+		}
 		usage(stdout);
 		return NX_OK;
+	} else if (optind + 2 == argc && !strcmp(argv[optind + 1], "help")) {
+		hargv[0] = argv[optind];
+		hargv[1] = help_opt;
+		hargv[2] = NULL;
+		argv = hargv;
+		argc = 2;
+		optind = 0;
 	}
-	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
-		if (strcmp(argv[optind], cmds[i].name))
-			continue;
-		argc -= optind;
-		argv += optind;
-		optind = 0;	/* full getopt reset for the command */
-		return cmds[i].fn(argc, argv);
+	cmd = find_cmd(argv[optind]);
+	if (!cmd) {
+		nx_warn("unknown command '%s'", argv[optind]);
+		return nx_usage_error(NULL);
 	}
-	nx_warn("unknown command '%s'; try 'numabctl help'", argv[optind]);
-	return NX_EUSAGE;
+	argc -= optind;
+	argv += optind;
+	optind = 0;	/* full getopt reset for the command */
+	nx_cmd = cmd->name;
+	nx_argv = argv;
+	return cmd->fn(argc, argv);
 }

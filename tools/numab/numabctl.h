@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include <json-c/json.h>
 #include <libsmartcols.h>
 
 #include "parse.h"
@@ -29,21 +30,28 @@ enum {
 struct nx_opts {
 	const char *sysroot;	/* "" or a directory prefix */
 	const char *columns;	/* -o */
-	bool json, raw, noheadings, bytes;
+	const char *sort;	/* -x COL */
+	bool json, compact, raw, pairs, noheadings, bytes, all_columns, list_columns;
 };
 extern struct nx_opts nx_opt;
+extern const char *nx_cmd;
+extern char **nx_argv;		/* the argv getopt works on, for error messages */	/* the command running, for "Try 'numabctl CMD --help'" */
 
 /* Long options every command accepts; handled by nx_common_opt(). */
 #define NX_COMMON_LONGOPTS \
 	{ "sysroot",	required_argument, NULL, 'S' }, \
-	{ "json",	no_argument,	   NULL, 'J' }, \
+	{ "json",	optional_argument, NULL, 'J' }, \
 	{ "raw",	no_argument,	   NULL, 'r' }, \
+	{ "pairs",	no_argument,	   NULL, 'P' }, \
 	{ "noheadings",	no_argument,	   NULL, 'n' }, \
 	{ "output",	required_argument, NULL, 'o' }, \
+	{ "output-all",	no_argument,	   NULL, 'A' }, \
+	{ "list-columns", no_argument,	   NULL, 'H' }, \
+	{ "sort",	required_argument, NULL, 'x' }, \
 	{ "bytes",	no_argument,	   NULL, 'b' }, \
 	{ "help",	no_argument,	   NULL, 'h' }
-#define NX_COMMON_SHORTOPTS "Jrno:bh"
-/* returns 0 handled, 1 if help was asked, -1 unknown option */
+#define NX_COMMON_SHORTOPTS "JrPno:Hx:bh"
+/* returns 0 handled, 1 if help was asked, -1 unknown option, 2 bad argument */
 int nx_common_opt(int c, const char *arg);
 /*
  * For the default: branch of a command's getopt loop.  Returns -1 when the
@@ -51,6 +59,21 @@ int nx_common_opt(int c, const char *arg);
  * printed: 0, unknown option: 1).
  */
 int nx_opt_other(int c, const char *arg, void (*usage)(FILE *));
+/*
+ * After a command's getopt loop: options that conflict (-J with -r or -P,
+ * an empty -o, a --sysroot that is not a directory) are an error.
+ * @spec/@nspec: the command's columns (NULL: it has none, so -o, -x,
+ * --output-all and --list-columns are errors); --list-columns lists them.
+ * Returns -1 to go on, else the exit code (0 after --list-columns).
+ */
+struct nx_colspec;
+int nx_opts_done(const struct nx_colspec *spec, size_t nspec);
+/* "numabctl: MSG" and "Try 'numabctl CMD --help'"; returns NX_EUSAGE */
+int nx_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* the output is '-' (stdout) or a file: write @data there */
+int nx_write_output(const char *file, const char *data, size_t len);
+/* close_stdout() of util-linux: a write error on stdout is an error */
+void nx_close_stdout(void);
 
 /* util.c */
 void nx_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -61,6 +84,8 @@ int nx_write_long(const char *path, long v);		/* 0 or -errno */
 bool nx_exists(const char *path);
 /* Print why @path could not be read and return the exit code for it. */
 int nx_file_error(const char *path, int err);
+/* Same for a file the user named (--restore, --input, --file): not the kernel's */
+int nx_user_file_error(const char *path, int err);
 /* Same for /proc/<pid>/...: tells a vanished process apart. */
 int nx_pid_error(pid_t pid, const char *path, int err);
 int nx_parse_pid(const char *s, pid_t *pid);
@@ -84,6 +109,7 @@ struct nx_colspec {
 	int jtype;		/* SCOLS_JSON_* */
 	const char *help;
 };
+
 #define NX_MAX_COLS 48
 #define NX_MAX_SPEC 64		/* columns a command can offer */
 struct nx_table {
@@ -96,6 +122,8 @@ struct nx_table {
 	size_t width[NX_MAX_COLS];	/* widest cell, for nx_table_emit */
 	bool unsafe;		/* a cell libsmartcols would escape: no streaming */
 	size_t fast_rows;	/* rows nx_table_emit laid out without libsmartcols */
+	char keys[NX_MAX_COLS][24];	/* JSON member names: column names in lower case */
+	bool sort_hidden;	/* the last column is -x COL, not asked for: hidden */
 };
 /* @cols: the user's -o list ("+COL" adds to @defaults), NULL for defaults */
 int nx_table_init(struct nx_table *t, const char *name,
@@ -150,6 +178,12 @@ void nx_print_columns_help(FILE *out, const struct nx_colspec *spec, size_t nspe
 int nx_kv_table_init(struct nx_table *t, const char *name);
 void nx_kv_add(struct nx_table *t, const char *key, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* a numeric value (a number in JSON); @val NULL: unknown ("-", null) */
+void nx_kv_num(struct nx_table *t, const char *key, const char *val);
+/* a table as one JSON array of objects, typed by column (json-c) */
+struct json_object *nx_table_json(struct nx_table *t);
+/* print a JSON value, pretty or compact (-J / --json=compact), and a newline */
+int nx_json_print(struct json_object *o, FILE *out);
 
 /* topo.c: nodes and memory tiers */
 struct nx_node {
@@ -163,6 +197,7 @@ struct nx_topo {
 	size_t nnodes;
 	struct nx_nodemask online, slow;
 	bool have_nodes, have_tiers;
+	bool tiers_bad;		/* a tier's nodelist is malformed: nodes outside known tiers unknown */
 	int ntiers;
 };
 int nx_topo_load(struct nx_topo *t);
@@ -170,12 +205,17 @@ void nx_topo_free(struct nx_topo *t);
 
 /* sysctl.c: NUMA balancing mode and filter sysctls */
 struct nx_filters_state {
-	int val[NX_NFILTERS];	/* -1: sysctl absent */
-	int present;		/* number of filter sysctls found */
+	int val[NX_NFILTERS];	/* -1: absent, unreadable or malformed (err says which) */
+	int err[NX_NFILTERS];	/* 0, -ENOENT absent, -EINVAL malformed, else unreadable */
+	int present;		/* number of filter sysctls found (readable or not) */
 };
 void nx_filters_preset(int *val, bool *set, bool legacy);
 int nx_filter_path(char *buf, size_t sz, int idx);
 void nx_filters_read(struct nx_filters_state *st);
+/* "ok", "absent", "malformed" or "unreadable" for an err of nx_filters_state */
+const char *nx_filter_err_name(int err);
+/* the usage error for a bad NAME=VALUE: unknown name or bad value */
+int nx_filter_assign_error(const char *arg);
 /* write values where set[i]; on failure roll back and return exit code */
 int nx_filters_write(const int *val, const bool *set);
 long nx_numa_balancing_mode(void);	/* -1 when absent */
@@ -190,6 +230,7 @@ struct nx_vma {
 	uint64_t fast_bytes, slow_bytes;
 	struct nx_numab_vma nv;	/* nv.name not valid */
 	const char *verdict;	/* the reason: nx_vma_why() */
+	int64_t release_in;	/* sequences until the PID filter's fallback scans it, -1 none */
 };
 struct nx_vmlist {
 	pid_t pid;
@@ -197,9 +238,17 @@ struct nx_vmlist {
 	size_t n;
 	struct nx_numab_mm mm;
 	bool have_maps, have_numa_maps, have_numab;
+	bool tiers_unknown;	/* a malformed tier nodelist: FAST and SLOW unknown */
 	unsigned long bad_lines;
 	unsigned int stale;	/* sequences without a scan that strand a VMA */
-	char missing[160];	/* one-line degraded-mode explanation */
+	char missing[320];	/* one-line degraded-mode explanation */
+	/* backend.c: where the scan state came from, the fallback's prediction */
+	int backend;		/* NX_BACKEND_*: numa_vmas, bpf or none */
+	char backend_note[200];	/* BPF used, or why not */
+	double state_seconds;	/* reading the scan state */
+	long nr_threads;	/* get_nr_threads(), -1 unknown */
+	double sec_per_seq, rate_err;	/* scan rate, 0 unknown */
+	char rate_how[96];
 };
 /* returns an exit code; prints the error */
 int nx_vmlist_load(struct nx_vmlist *l, pid_t pid, const struct nx_topo *topo,
@@ -238,6 +287,7 @@ int nx_trace_table(struct nx_table *t, const struct nx_trace_result *r,
 struct nx_doc {
 	FILE *out;
 	int n;
+	struct json_object *root;	/* -J: the document, printed by nx_doc_end */
 };
 void nx_doc_begin(struct nx_doc *d, FILE *out);
 void nx_doc_table(struct nx_doc *d, struct nx_table *t, const char *title);

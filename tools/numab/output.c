@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* libsmartcols glue: column selection (-o), JSON/raw/noheadings */
+#include <ctype.h>
+#include <errno.h>
+#include <stdint.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +18,42 @@ static int find_col(const struct nx_colspec *spec, size_t nspec,
 		    strncasecmp(spec[i].name, name, len) == 0)
 			return (int)i;
 	return -1;
+}
+
+/* a size or count as libsmartcols shows it ("12", "1.5M", "-64M") */
+static bool cell_number(const char *s, double *v)
+{
+	static const char units[] = "BKMGTPE";
+	const char *u;
+	char *end;
+
+	if (!s || !*s)
+		return false;
+	*v = strtod(s, &end);
+	if (end == s)
+		return false;
+	if (*end && end[1] == '\0' && (u = strchr(units, *end)))
+		*v *= (double)(1ull << (10 * (u - units)));
+	else if (*end)
+		return false;
+	return true;
+}
+
+/*
+ * -x COL: numbers (and sizes) by value, other cells as strings; cells
+ * without data last
+ */
+static int cmp_cells(struct libscols_cell *a, struct libscols_cell *b, void *data)
+{
+	const struct nx_colspec *c = data;
+	const char *x = scols_cell_get_data(a), *y = scols_cell_get_data(b);
+	double p, q;
+
+	if (!x || !y)
+		return !x - !y;
+	if (c->jtype == SCOLS_JSON_NUMBER && cell_number(x, &p) && cell_number(y, &q))
+		return p < q ? -1 : p > q;
+	return strcmp(x, y);
 }
 
 static int parse_columns(struct nx_table *t, size_t nspec, const char *list)
@@ -59,6 +98,16 @@ int nx_table_init(struct nx_table *t, const char *name,
 		return -1;
 	if (nspec > NX_MAX_SPEC)
 		return -1;
+	if (nx_opt.sort) {	/* -x COL not shown: a hidden column, as in lsblk */
+		int id = find_col(spec, nspec, nx_opt.sort, strlen(nx_opt.sort)), i;
+
+		for (i = 0; id >= 0 && i < t->ncols && t->ids[i] != id; i++)
+			;
+		if (id >= 0 && i == t->ncols && t->ncols < NX_MAX_COLS) {
+			t->ids[t->ncols++] = id;
+			t->sort_hidden = true;
+		}
+	}
 	memset(t->out, -1, sizeof(t->out));
 	for (int i = t->ncols - 1; i >= 0; i--)
 		t->out[t->ids[i]] = (signed char)i;
@@ -66,19 +115,39 @@ int nx_table_init(struct nx_table *t, const char *name,
 	if (!t->tb)
 		return -1;
 	scols_table_set_name(t->tb, name);
-	scols_table_enable_json(t->tb, nx_opt.json);
 	scols_table_enable_raw(t->tb, nx_opt.raw);
+	scols_table_enable_export(t->tb, nx_opt.pairs);
 	scols_table_enable_noheadings(t->tb, nx_opt.noheadings);
 	for (int i = 0; i < t->ncols; i++) {
 		const struct nx_colspec *c = &spec[t->ids[i]];
 		struct libscols_column *cl;
+		size_t k;
 
-		cl = scols_table_new_column(t->tb, c->name, c->whint, c->flags);
+		cl = scols_table_new_column(t->tb, c->name, c->whint, c->flags |
+					    (t->sort_hidden && i == t->ncols - 1 ? SCOLS_FL_HIDDEN : 0));
 		if (!cl)
 			return -1;
-		scols_column_set_json_type(cl, c->jtype);
+		scols_column_set_cmpfunc(cl, cmp_cells, (void *)c);
+		for (k = 0; c->name[k] && k < sizeof(t->keys[i]) - 1; k++)
+			t->keys[i][k] = (char)tolower((unsigned char)c->name[k]);
+		t->keys[i][k] = '\0';
 	}
 	return 0;
+}
+
+/* the table sorted by -x COL, if the table has that column */
+static void sort_table(struct nx_table *t)
+{
+	struct libscols_column *cl;
+
+	if (!nx_opt.sort)
+		return;
+	for (int i = 0; i < t->ncols; i++)
+		if (!strcasecmp(t->spec[t->ids[i]].name, nx_opt.sort)) {
+			cl = scols_table_get_column(t->tb, (size_t)i);
+			scols_sort_table(t->tb, cl);
+			return;
+		}
 }
 
 struct libscols_line *nx_table_line(struct nx_table *t)
@@ -99,7 +168,13 @@ void nx_table_set(struct nx_table *t, struct libscols_line *ln, int spec_id,
 	if (vasprintf(&s, fmt, ap) < 0)
 		s = NULL;
 	va_end(ap);
-	if (s && scols_line_refer_data(ln, (size_t)i, s))
+	if (!s)
+		return;
+	/* a column given twice (-o START,START) prints twice, as in lsblk */
+	for (int j = i + 1; j < t->ncols; j++)
+		if (t->ids[j] == spec_id)
+			scols_line_set_data(ln, (size_t)j, s);
+	if (scols_line_refer_data(ln, (size_t)i, s))
 		free(s);
 }
 
@@ -196,15 +271,130 @@ void nx_table_row(struct nx_table *t, const char *const *cells)
 	for (int i = 0; i < t->ncols; i++) {
 		const char *s = cells[t->ids[i]];
 
-		if (s && t->out[t->ids[i]] == i)
+		if (s)
 			scols_line_set_data(ln, (size_t)i, s);
 	}
 }
 
+static int json_flags(void)
+{
+	return JSON_C_TO_STRING_NOSLASHESCAPE | (nx_opt.compact ? JSON_C_TO_STRING_PLAIN :
+		JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED);
+}
+
+int nx_json_print(struct json_object *o, FILE *out)
+{
+	const char *s = json_object_to_json_string_ext(o, json_flags());
+
+	return s && fputs(s, out) >= 0 && fputc('\n', out) >= 0 ? 0 : -1;
+}
+
+/* a canonical decimal number: 1 integer, 2 with a fraction, else 0 */
+static int number_kind(const char *s)
+{
+	const char *p = s + (*s == '-');
+	size_t n = strspn(p, "0123456789"), f;
+
+	if (!n || (p[0] == '0' && n > 1))
+		return 0;
+	if (!p[n])
+		return 1;
+	if (p[n] != '.')
+		return 0;
+	f = strspn(p + n + 1, "0123456789");
+	return f && !p[n + 1 + f] ? 2 : 0;
+}
+
+static struct json_object *json_number(const char *s)
+{
+	int k = number_kind(s);
+
+	errno = 0;
+	if (k == 1 && *s == '-') {
+		long long v = strtoll(s, NULL, 10);
+
+		return errno ? NULL : json_object_new_int64(v);
+	}
+	if (k == 1) {
+		unsigned long long v = strtoull(s, NULL, 10);
+
+		if (errno)
+			return NULL;
+		return v > INT64_MAX ? json_object_new_uint64(v) : json_object_new_int64((int64_t)v);
+	}
+	/* the digits as shown: "33.3", not 33.299999999999997 */
+	return k == 2 ? json_object_new_double_s(strtod(s, NULL), s) : NULL;
+}
+
+/* a cell as a JSON value of @jtype; no data, or no number where one is due: null */
+static struct json_object *json_cell(const char *s, int jtype)
+{
+	if (!s)
+		return NULL;
+	switch (jtype) {
+	case SCOLS_JSON_NUMBER:
+		return json_number(s);
+	case SCOLS_JSON_BOOLEAN:
+		if (!strcmp(s, "true") || !strcmp(s, "1"))
+			return json_object_new_boolean(1);
+		if (!strcmp(s, "false") || !strcmp(s, "0"))
+			return json_object_new_boolean(0);
+		return NULL;
+	default:
+		return json_object_new_string(s);
+	}
+}
+
+/* the JSON type of column @i in line @ln: a line can make its value a number */
+static int line_jtype(const struct nx_table *t, struct libscols_line *ln, int i)
+{
+	intptr_t ud = (intptr_t)scols_line_get_userdata(ln);
+
+	return ud && i == t->ncols - 1 ? (int)ud : t->spec[t->ids[i]].jtype;
+}
+
+struct json_object *nx_table_json(struct nx_table *t)
+{
+	struct json_object *arr = json_object_new_array();
+	struct libscols_iter *it = scols_new_iter(SCOLS_ITER_FORWARD);
+	struct libscols_line *ln;
+
+	if (!arr || !it) {
+		scols_free_iter(it);
+		return arr;
+	}
+	while (scols_table_next_line(t->tb, it, &ln) == 0) {
+		struct json_object *o = json_object_new_object();
+
+		for (int i = 0; i < t->ncols - t->sort_hidden; i++) {
+			struct libscols_cell *c = scols_line_get_cell(ln, (size_t)i);
+
+			json_object_object_add_ex(o, t->keys[i],
+						  json_cell(c ? scols_cell_get_data(c) : NULL,
+							    line_jtype(t, ln, i)),
+						  JSON_C_OBJECT_ADD_KEY_IS_NEW);
+		}
+		json_object_array_add(arr, o);
+	}
+	scols_free_iter(it);
+	return arr;
+}
+
 int nx_table_print(struct nx_table *t, FILE *out)
 {
-	scols_table_set_stream(t->tb, out);
-	return scols_print_table(t->tb);
+	struct json_object *doc;
+	int r;
+
+	sort_table(t);
+	if (!nx_opt.json) {
+		scols_table_set_stream(t->tb, out);
+		return scols_print_table(t->tb);
+	}
+	doc = json_object_new_object();
+	json_object_object_add(doc, scols_table_get_name(t->tb), nx_table_json(t));
+	r = nx_json_print(doc, out);
+	json_object_put(doc);
+	return r;
 }
 
 /* rows per libsmartcols table when streaming; NUMABCTL_CHUNK for tests */
@@ -232,9 +422,7 @@ static size_t cell_width(struct nx_table *t, const char *s)
 
 static const char *out_cell(const struct nx_table *t, const char *const *cells, int i)
 {
-	const char *s = cells[t->ids[i]];
-
-	return s && t->out[t->ids[i]] == i ? s : NULL;
+	return cells[t->ids[i]];
 }
 
 static void measure_row(struct nx_table *t, const char *const *cells)
@@ -468,80 +656,149 @@ static int emit_chunks(struct nx_table *t, FILE *out, size_t n, size_t chunk,
 }
 
 /*
- * JSON in chunks: libsmartcols prints each chunk as a whole document,
- * '{ "name": [ rows ] }'; the rows of each go out, joined the way one
- * table joins them ("},{"), and the document's end once after the last.
+ * JSON rows: json-c builds the document of the first rows; if the layout
+ * below gives the same bytes for it, the other rows are laid out the same
+ * way (json-c escapes any string that needs it) and streamed, instead of
+ * holding a json-c object per cell of a 100k-row table (0.2 s, 100 MB).
  */
-static int json_chunk(struct nx_table *t, FILE *out, bool first, char **tail)
-{
-	char *s = NULL, *b, *e;
-	int r = scols_print_table_to_string(t->tb, &s);
+struct jbuf {
+	char *p;
+	size_t n, cap;
+	bool oom;
+};
 
-	scols_table_remove_lines(t->tb);
-	if (r || !s) {
-		free(s);
-		return r ? r : -1;
+static void jb_put(struct jbuf *b, const char *s, size_t n)
+{
+	if (b->n + n > b->cap) {
+		size_t cap = (b->cap + n) * 2;
+		char *p = b->oom ? NULL : realloc(b->p, cap);
+
+		if (!p) {
+			b->oom = true;
+			return;
+		}
+		b->p = p;
+		b->cap = cap;
 	}
-	b = strstr(s, "[\n");	/* newlines inside strings are escaped */
-	e = strrchr(s, ']');
-	while (e && e > s && e[-1] != '\n')
-		e--;
-	if (!b || !e || e <= b + 2) {
-		free(s);
-		return -1;
-	}
-	e--;			/* the newline before "   ]" */
-	if (first) {
-		*tail = strdup(e);
-		r = *tail && fwrite(s, 1, (size_t)(e - s), out) == (size_t)(e - s) ? 0 : -1;
-	} else {
-		b += 2;
-		while (*b == ' ')
-			b++;
-		r = fputc(',', out) < 0 ||
-		    fwrite(b, 1, (size_t)(e - b), out) != (size_t)(e - b) ? -1 : 0;
-	}
-	free(s);
-	return r;
+	memcpy(b->p + b->n, s, n);
+	b->n += n;
 }
 
-static int emit_json_chunks(struct nx_table *t, FILE *out, size_t n, size_t chunk,
-			    nx_row_fn fn, void *priv)
+static void jb_str(struct jbuf *b, const char *s)
 {
-	const char *cells[NX_MAX_SPEC];
-	size_t pending = 0, done = 0;
-	char *tail = NULL;
+	jb_put(b, s, strlen(s));
+}
+
+/* a string json-c would print unescaped */
+static bool json_plain(const char *s)
+{
+	for (; *s; s++)
+		if (*s < 0x20 || *s > 0x7e || *s == '"' || *s == '\\')
+			return false;
+	return true;
+}
+
+static void jb_value(struct jbuf *b, const char *s, int jtype)
+{
+	struct json_object *o;
+
+	if (s && jtype == SCOLS_JSON_NUMBER && number_kind(s)) {
+		jb_str(b, s);
+	} else if (s && jtype == SCOLS_JSON_STRING && json_plain(s)) {
+		jb_put(b, "\"", 1);
+		jb_str(b, s);
+		jb_put(b, "\"", 1);
+	} else {	/* null, booleans, strings with escapes: json-c's text */
+		o = json_cell(s, jtype);
+		jb_str(b, o ? json_object_to_json_string_ext(o, json_flags()) : "null");
+		json_object_put(o);
+	}
+}
+
+static void jb_row(struct jbuf *b, const struct nx_table *t, const char *const *cells,
+		   bool first)
+{
+	bool pretty = !nx_opt.compact;
+
+	jb_str(b, first ? "" : pretty ? ",\n" : ",");
+	jb_str(b, pretty ? "    {\n" : "{");
+	for (int i = 0; i < t->ncols; i++) {
+		if (i)
+			jb_str(b, pretty ? ",\n" : ",");
+		jb_str(b, pretty ? "      \"" : "\"");
+		jb_str(b, t->keys[i]);
+		jb_str(b, pretty ? "\": " : "\":");
+		jb_value(b, out_cell(t, cells, i), t->spec[t->ids[i]].jtype);
+	}
+	jb_str(b, pretty ? "\n    }" : "}");
+}
+
+static struct json_object *row_json(const struct nx_table *t, const char *const *cells)
+{
+	struct json_object *o = json_object_new_object();
+
+	for (int i = 0; i < t->ncols; i++)
+		json_object_object_add_ex(o, t->keys[i],
+					  json_cell(out_cell(t, cells, i), t->spec[t->ids[i]].jtype),
+					  JSON_C_OBJECT_ADD_KEY_IS_NEW | JSON_C_OBJECT_KEY_IS_CONSTANT);
+	return o;
+}
+
+static int emit_json(struct nx_table *t, FILE *out, size_t n, size_t verify,
+		     nx_row_fn fn, void *priv)
+{
+	const char *cells[NX_MAX_SPEC], *name = scols_table_get_name(t->tb), *ref;
+	struct json_object *doc = json_object_new_object(), *arr = json_object_new_array();
+	struct jbuf b = { 0 };
+	size_t i = 0, rows = 0, head;
 	int r = 0;
 
-	for (size_t i = 0; i < n && !r; i++) {
+	json_object_object_add(doc, name, arr);
+	jb_str(&b, nx_opt.compact ? "{\"" : "{\n  \"");
+	jb_str(&b, name);
+	jb_str(&b, nx_opt.compact ? "\":[" : "\": [\n");
+	for (; i < n && (!verify || rows < verify); i++)
+		if (get_row(t, fn, priv, i, cells)) {
+			json_object_array_add(arr, row_json(t, cells));
+			jb_row(&b, t, cells, !rows++);
+		}
+	head = b.n;
+	jb_str(&b, nx_opt.compact ? "]}" : "\n  ]\n}");
+	ref = json_object_to_json_string_ext(doc, json_flags());
+	if (i == n || !verify || b.oom || !ref || strlen(ref) != b.n || memcmp(ref, b.p, b.n)) {
+		/* json-c for every row */
+		for (; i < n; i++)
+			if (get_row(t, fn, priv, i, cells))
+				json_object_array_add(arr, row_json(t, cells));
+		r = nx_json_print(doc, out);
+		goto out;
+	}
+	b.n = head;
+	for (; i < n && !r; i++) {
 		if (!get_row(t, fn, priv, i, cells))
 			continue;
-		nx_table_row(t, cells);
-		if (++pending == chunk) {
-			r = json_chunk(t, out, !done++, &tail);
-			pending = 0;
+		jb_row(&b, t, cells, false);
+		t->fast_rows++;
+		if (b.n >= 1 << 16) {
+			r = fwrite(b.p, 1, b.n, out) == b.n && !b.oom ? 0 : -1;
+			b.n = 0;
 		}
 	}
-	if (pending && !r)
-		r = json_chunk(t, out, !done++, &tail);
-	if (!r && tail && fputs(tail, out) < 0)
-		r = -1;
-	if (!r && tail && (!*tail || tail[strlen(tail) - 1] != '\n'))
-		r = fputc('\n', out) < 0 ? -1 : 0;
-	free(tail);
+	jb_str(&b, nx_opt.compact ? "]}\n" : "\n  ]\n}\n");
+	if (!r)
+		r = fwrite(b.p, 1, b.n, out) == b.n && !b.oom ? 0 : -1;
+out:
+	free(b.p);
+	json_object_put(doc);
 	return r;
 }
 
-/* rows that would pass @fn: more than @chunk? (JSON needs no widths) */
-static bool more_rows_than(const struct nx_table *t, size_t n, size_t chunk,
-			   nx_row_fn fn, void *priv)
+static bool has_sort_column(const struct nx_table *t)
 {
-	const char *cells[NX_MAX_SPEC];
-	size_t rows = 0;
-
-	for (size_t i = 0; i < n && rows <= chunk; i++)
-		rows += get_row(t, fn, priv, i, cells);
-	return rows > chunk;
+	for (int i = 0; nx_opt.sort && i < t->ncols; i++)
+		if (!strcasecmp(t->spec[t->ids[i]].name, nx_opt.sort))
+			return true;
+	return false;
 }
 
 static int emit(struct nx_table *t, FILE *out, size_t n, nx_row_fn fn, void *priv)
@@ -550,10 +807,16 @@ static int emit(struct nx_table *t, FILE *out, size_t n, nx_row_fn fn, void *pri
 	size_t chunk = chunk_rows(), rows = 0;
 
 	scols_table_set_stream(t->tb, out);
-	if (chunk && n > chunk && nx_opt.json &&
-	    more_rows_than(t, n, chunk, fn, priv))
-		return emit_json_chunks(t, out, n, chunk, fn, priv);
-	if (chunk && n > chunk && !nx_opt.json && !isatty(fileno(out))) {
+	if (has_sort_column(t)) {	/* -x COL: libsmartcols sorts the whole table */
+		for (size_t i = 0; i < n; i++)
+			if (get_row(t, fn, priv, i, cells))
+				nx_table_row(t, cells);
+		return nx_table_print(t, out);
+	}
+	if (nx_opt.json)
+		return emit_json(t, out, n, fast_wanted() && chunk ?
+				 (chunk < VERIFY_ROWS ? chunk : VERIFY_ROWS) : 0, fn, priv);
+	if (chunk && n > chunk && !nx_opt.pairs && !isatty(fileno(out))) {
 		memset(t->width, 0, sizeof(t->width));
 		t->unsafe = false;
 		for (size_t i = 0; i < n && !t->unsafe; i++) {
@@ -568,7 +831,7 @@ static int emit(struct nx_table *t, FILE *out, size_t n, nx_row_fn fn, void *pri
 	for (size_t i = 0; i < n; i++)
 		if (get_row(t, fn, priv, i, cells))
 			nx_table_row(t, cells);
-	return scols_print_table(t->tb);
+	return nx_table_print(t, out);
 }
 
 int nx_table_emit(struct nx_table *t, FILE *out, size_t n, nx_row_fn fn, void *priv)
@@ -623,19 +886,27 @@ void nx_kv_add(struct nx_table *t, const char *key, const char *fmt, ...)
 		free(s);
 }
 
+void nx_kv_num(struct nx_table *t, const char *key, const char *val)
+{
+	struct libscols_line *ln = nx_table_line(t);
+
+	if (!ln)
+		return;
+	scols_line_set_userdata(ln, (void *)(intptr_t)SCOLS_JSON_NUMBER);
+	scols_line_set_data(ln, 0, key);
+	scols_line_set_data(ln, 1, val ? val : "-");
+}
+
+/* one JSON object (json-c) with a member per table, or titled text tables */
 void nx_doc_begin(struct nx_doc *d, FILE *out)
 {
 	d->out = out;
 	d->n = 0;
-	if (nx_opt.json)
-		fputs("{\n", out);
+	d->root = nx_opt.json ? json_object_new_object() : NULL;
 }
 
-/* scols prints '{ "name": [...] }' per table: splice the members together */
 void nx_doc_table(struct nx_doc *d, struct nx_table *t, const char *title)
 {
-	char *s = NULL, *open, *close;
-
 	if (!nx_opt.json) {
 		if (title)
 			fprintf(d->out, "%s%s:\n", d->n ? "\n" : "", title);
@@ -643,25 +914,16 @@ void nx_doc_table(struct nx_doc *d, struct nx_table *t, const char *title)
 		d->n++;
 		return;
 	}
-	if (scols_print_table_to_string(t->tb, &s) || !s)
-		return;
-	open = strchr(s, '{');
-	close = strrchr(s, '}');
-	if (open && close && close > open) {
-		char *b = open + 1, *e = close;
-
-		while (*b == '\n')
-			b++;
-		while (e > b && (e[-1] == '\n' || e[-1] == ' '))
-			e--;
-		fprintf(d->out, "%s%.*s", d->n ? ",\n" : "", (int)(e - b), b);
-		d->n++;
-	}
-	free(s);
+	sort_table(t);
+	json_object_object_add(d->root, scols_table_get_name(t->tb), nx_table_json(t));
+	d->n++;
 }
 
 void nx_doc_end(struct nx_doc *d)
 {
-	if (nx_opt.json)
-		fputs("\n}\n", d->out);
+	if (!d->root)
+		return;
+	nx_json_print(d->root, d->out);
+	json_object_put(d->root);
+	d->root = NULL;
 }

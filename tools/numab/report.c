@@ -11,7 +11,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "numabctl.h"
+#include "override.h"
 
 #define REPORT_VMA_COLS "START,SIZE,NAME,FAST,SLOW,SLOW%,FILTER,STATE,SEQS,SCANS,PSCANS,VERDICT,WHY"
 
@@ -71,7 +71,7 @@ static void vmstat_table(struct nx_doc *d, const struct report *rp)
 {
 	struct nx_table t;
 
-	if (nx_table_init(&t, "vmstat", vmstat_cols, 4, "COUNTER,START,END,DELTA", NULL))
+	if (nx_table_init(&t, "counters", vmstat_cols, 4, "COUNTER,START,END,DELTA", NULL))
 		return;
 	for (size_t i = 0; i < rp->vm1.n; i++) {	/* both sorted as in the file */
 		struct libscols_line *ln = nx_table_line(&t);
@@ -231,6 +231,7 @@ static void compose(FILE *out, struct report *rp)
 	nx_doc_begin(&d, out);
 	header_table(&d, rp);
 	nx_status_doc(&d, &rp->topo, false);
+	nx_pf_report_doc(&d, rp->pid, &rp->l0);	/* per-process filters (issue 13) */
 	vmstat_table(&d, rp);
 	vmas_tables(&d, rp);
 	skips_table(&d, rp);
@@ -280,10 +281,11 @@ static void report_usage(FILE *out)
 	      "during the interval (as root), the NUMA block of /proc/PID/sched, the\n"
 	      "cgroup and cpuset.mems.  Plain text, or JSON with -J.\n\n"
 	      "  -d, --duration SEC   interval (default 5)\n"
-	      "  -o, --output FILE    write to FILE atomically (temp file + rename)\n"
+	      "  -w, --write FILE     write to FILE atomically (temp file + rename);\n"
+	      "                       - for stdout, the default\n"
 	      "      --no-trace       do not trace even when permitted\n"
 	      "      --trace-input F  take skip reasons from a saved trace file\n\n"
-	      "Here -o is the output file; the VMA columns of the report are fixed.\n", out);
+	      "The columns of the report are fixed: -o, -x and the like are errors.\n", out);
 }
 
 int cmd_report(int argc, char **argv)
@@ -293,6 +295,7 @@ int cmd_report(int argc, char **argv)
 		{ "duration", required_argument, NULL, 'd' },
 		{ "no-trace", no_argument, NULL, 'N' },
 		{ "trace-input", required_argument, NULL, 'I' },
+		{ "write", required_argument, NULL, 'w' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct report rp = { .sec = 5 };
@@ -302,13 +305,13 @@ int cmd_report(int argc, char **argv)
 	FILE *mem;
 	int c, r;
 
-	while ((c = getopt_long(argc, argv, "d:" NX_COMMON_SHORTOPTS, lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":d:w:" NX_COMMON_SHORTOPTS, lo, NULL)) != -1) {
 		switch (c) {
 		case 'd':
 			if (nx_parse_seconds(optarg, &rp.sec))
 				return NX_EUSAGE;
 			break;
-		case 'o': file = optarg; break;
+		case 'w': file = optarg; break;
 		case 'N': rp.no_trace = true; break;
 		case 'I': rp.trace_input = optarg; break;
 		default:
@@ -317,6 +320,9 @@ int cmd_report(int argc, char **argv)
 				return r;
 		}
 	}
+	r = nx_opts_done(NULL, 0);
+	if (r >= 0)
+		return r;
 	r = nx_pid_operand(argc, argv, report_usage, &rp.pid);
 	if (r >= 0)
 		return r;
@@ -335,13 +341,7 @@ int cmd_report(int argc, char **argv)
 	compose(mem, &rp);
 	fclose(mem);
 	release(&rp);
-	if (file) {
-		r = nx_write_atomic(file, buf, len);
-		if (r)
-			r = nx_file_error(file, r);
-	} else if (fwrite(buf, 1, len, stdout) != len) {
-		r = NX_ERUNTIME;
-	}
+	r = nx_write_output(file ? file : "-", buf, len);
 	free(buf);
 	return r;
 }

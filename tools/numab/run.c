@@ -10,7 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "numabctl.h"
+#include "override.h"
 
 static char lock_path[4096];
 
@@ -41,7 +41,8 @@ int nx_lock_filters(int *fdp, bool wait)
 		buf[n > 0 ? n : 0] = '\0';
 		buf[strcspn(buf, "\n")] = '\0';
 		nx_warn("%s: the filters are held by another 'numabctl run' (%s); "
-			"wait for it to finish or use --force", lock_path,
+			"wait for it to finish ('numabctl filter --force' sets filters anyway)",
+			lock_path,
 			buf[0] == '#' ? buf + 2 : "pid unknown");
 		close(fd);
 		return NX_EBUSY;
@@ -174,69 +175,73 @@ static int run_child(char **argv)
 
 static void run_usage(FILE *out)
 {
-	fputs("Usage: numabctl run [--filter NAME=VALUE ...] [--legacy|--default] -- CMD [ARG...]\n\n"
-	      "Run CMD with the scan filters changed, and restore them when CMD exits,\n"
-	      "also when numabctl gets SIGINT, SIGTERM, SIGHUP or SIGQUIT (the signal\n"
-	      "is passed on to CMD).  Only one run may hold the filters at a time\n"
-	      "(lock: /run/numabctl.lock, which also records the values to restore).\n\n"
+	fputs("Usage: numabctl run [--filter NAME=VALUE ...] [--legacy|--default|--inherit] -- CMD [ARG...]\n"
+	      "       numabctl run --global [--filter NAME=VALUE ...] [--legacy|--default] -- CMD [ARG...]\n\n"
+	      "Run CMD with the scan filters changed for CMD only: numabctl sets the\n"
+	      "per-process overrides of its own process (/proc/self/numa_filters) and\n"
+	      "executes CMD in its place (same PID), so CMD and the processes it forks\n"
+	      "have them; no sysctl changes, no lock.  A kernel without per-process\n"
+	      "filters makes this fail (exit 7) unless --global is given.\n\n"
 	      "  -f, --filter NAME=VALUE  e.g. pid=skip, shared_ro=0, cpuset=off,\n"
-	      "                           shared_folio=tier\n"
+	      "                           shared_folio=tier; VALUE inherit: the sysctl\n"
+	      "                           applies (per-process mode only)\n"
 	      "      --legacy             stock 6.12 filters (pid=1 shared_ro=1 scan_delay=1\n"
 	      "                           cpuset=0 shared_folio=1)\n"
 	      "      --default            kernel default filters\n"
-	      "                           (both set only the filters this kernel has)\n\n"
+	      "      --inherit            every filter inherits the sysctl (per-process only)\n"
+	      "                           (-f values apply on top of a preset)\n"
+	      "  -g, --global             the old behaviour: change the sysctls for every\n"
+	      "                           process while CMD runs and restore them when it\n"
+	      "                           exits, also on SIGINT, SIGTERM, SIGHUP or SIGQUIT\n"
+	      "                           (passed on to CMD); one run at a time (lock:\n"
+	      "                           /run/numabctl.lock, which records the values to\n"
+	      "                           restore); --legacy/--default set only the\n"
+	      "                           filters this kernel has\n\n"
+	      "A value less restrictive than the sysctl needs CAP_SYS_NICE (exit 3).\n"
 	      "Exit status: that of CMD (128+N if killed by signal N, 126/127 if it\n"
-	      "could not be run); numabctl's own codes (1-6) if it fails before CMD.\n", out);
+	      "could not be run); numabctl's own codes (1-7) if it fails before CMD;\n"
+	      "7: the kernel has no per-process filters (use --global).\n", out);
 }
 
-static int parse_filter_arg(const char *arg, int *val, bool *set)
+/* per-process mode: set our own overrides and become CMD */
+static int run_self(char **argv, const int *val, const bool *set)
 {
-	int idx, v;
+	char path[4096];
+	bool any = false;
+	int r;
 
-	if (nx_parse_filter_assign(arg, strlen(arg), &idx, &v)) {
-		nx_warn("invalid --filter '%s': expected NAME=VALUE, NAME one of pid, "
-			"shared_ro, scan_delay, cpuset, shared_folio", arg);
-		return NX_EUSAGE;
+	for (int i = 0; i < NX_NFILTERS; i++)
+		any |= set[i];
+	if (any && !nx_pf_supported()) {
+		struct nx_filters_state st;
+
+		nx_filters_read(&st);
+		nx_pf_path(path, sizeof(path), 0);
+		nx_warn("%s not found: this kernel has no per-process filter overrides%s; "
+			"'numabctl run --global' would change the filters for every process "
+			"while CMD runs; CMD not run", path, st.present ? "" :
+			" (nor the numab filter sysctls)");
+		return NX_ENOOVERRIDE;
 	}
-	val[idx] = v;
-	set[idx] = true;
-	return NX_OK;
+	if (any) {
+		r = nx_pf_write(0, val, set);
+		if (r)
+			return r;
+	}
+	fflush(NULL);
+	execvp(argv[0], argv);
+	r = errno;
+	nx_warn("%s: %s", argv[0], strerror(r));
+	return r == ENOENT ? 127 : 126;
 }
 
-int cmd_run(int argc, char **argv)
+/* --global: flip the sysctls under the lock, run CMD, restore */
+static int run_global(char **argv, int *val, const bool *set)
 {
-	static const struct option lo[] = {
-		NX_COMMON_LONGOPTS,
-		{ "filter", required_argument, NULL, 'f' },
-		{ "legacy", no_argument, NULL, 'L' },
-		{ "default", no_argument, NULL, 'D' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int val[NX_NFILTERS] = { 0 }, c, r, lock, status;
-	bool set[NX_NFILTERS] = { false }, restore[NX_NFILTERS];
+	bool restore[NX_NFILTERS];
 	struct nx_filters_state old;
+	int r, lock, status;
 
-	while ((c = getopt_long(argc, argv, "+f:" NX_COMMON_SHORTOPTS, lo, NULL)) != -1) {
-		switch (c) {
-		case 'f':
-			r = parse_filter_arg(optarg, val, set);
-			if (r)
-				return r;
-			break;
-		case 'L':
-		case 'D':
-			nx_filters_preset(val, set, c == 'L');
-			break;
-		default:
-			r = nx_opt_other(c, optarg, run_usage);
-			if (r >= 0)
-				return r;
-		}
-	}
-	if (optind >= argc) {
-		nx_warn("run: no command given (numabctl run [--filter N=V] -- CMD)");
-		return NX_EUSAGE;
-	}
 	r = nx_lock_filters(&lock, false);
 	if (r)
 		return r;
@@ -258,7 +263,7 @@ int cmd_run(int argc, char **argv)
 		nx_unlock_filters(lock);
 		return r;
 	}
-	status = got_signal ? 128 + got_signal : run_child(argv + optind);
+	status = got_signal ? 128 + got_signal : run_child(argv);
 	for (int i = 0; i < NX_NFILTERS; i++) {
 		restore[i] = set[i] && old.val[i] >= 0;
 		val[i] = old.val[i];
@@ -271,4 +276,77 @@ int cmd_run(int argc, char **argv)
 		nx_unlock_filters(lock);
 	set_handlers(SIG_DFL);
 	return r ? r : status;
+}
+
+int cmd_run(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		NX_COMMON_LONGOPTS,
+		{ "filter", required_argument, NULL, 'f' },
+		{ "legacy", no_argument, NULL, 'L' },
+		{ "default", no_argument, NULL, 'D' },
+		{ "inherit", no_argument, NULL, 'I' },
+		{ "global", no_argument, NULL, 'g' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int val[NX_NFILTERS] = { 0 }, fval[NX_NFILTERS] = { 0 }, c, r, idx, v;
+	bool set[NX_NFILTERS] = { false }, fset[NX_NFILTERS] = { false };
+	bool global = false;
+	int preset = -1;
+
+	while ((c = getopt_long(argc, argv, "+:f:g" NX_COMMON_SHORTOPTS, lo, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			if (nx_pf_parse_assign(optarg, &idx, &v))
+				return NX_EUSAGE;
+			fval[idx] = v;
+			fset[idx] = true;
+			break;
+		case 'L':
+		case 'D':
+		case 'I':
+			v = c == 'L' ? NX_PF_LEGACY : c == 'D' ? NX_PF_DEFAULT : NX_PF_INHERIT;
+			if (preset >= 0 && preset != v)
+				return nx_usage_error("--legacy, --default and --inherit cannot be "
+						      "used together");
+			preset = v;
+			break;
+		case 'g': global = true; break;
+		default:
+			r = nx_opt_other(c, optarg, run_usage);
+			if (r >= 0)
+				return r;
+		}
+	}
+	r = nx_opts_done(NULL, 0);
+	if (r >= 0)
+		return r;
+	if (optind >= argc) {
+		nx_warn("run: no command given (numabctl run [--filter N=V] -- CMD)");
+		return NX_EUSAGE;
+	}
+	if (global) {
+		if (preset == NX_PF_INHERIT) {
+			nx_warn("run: --inherit is for per-process filters, not with --global");
+			return NX_EUSAGE;
+		}
+		if (preset >= 0)
+			nx_filters_preset(val, set, preset == NX_PF_LEGACY);
+	} else if (preset >= 0) {
+		nx_pf_preset(val, set, preset);
+	}
+	for (int i = 0; i < NX_NFILTERS; i++) {
+		if (!fset[i])
+			continue;
+		if (global && fval[i] == NX_FILTER_INHERIT) {
+			nx_warn("run: %s=inherit is for per-process filters, not with --global",
+				nx_filters[i].name);
+			return NX_EUSAGE;
+		}
+		val[i] = fval[i];
+		set[i] = true;
+	}
+	if (global)
+		return run_global(argv + optind, val, set);
+	return run_self(argv + optind, val, set);
 }

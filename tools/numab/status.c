@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "numabctl.h"
+#include "override.h"
 
 static bool relevant_counter(struct nx_span k)
 {
@@ -100,7 +100,7 @@ static const struct nx_colspec node_cols[] = {
 int nx_nodes_table(struct nx_table *t, const struct nx_topo *topo)
 {
 	int r = nx_table_init(t, "nodes", node_cols, sizeof(node_cols) / sizeof(node_cols[0]),
-			      "NODE,CPUS,TIER,CLASS,TOTAL,FREE,USED%", NULL);
+			      "NODE,CPUS,TIER,CLASS,TOTAL,FREE,USED%", nx_opt.columns);
 
 	if (r)
 		return r;
@@ -112,11 +112,10 @@ int nx_nodes_table(struct nx_table *t, const struct nx_topo *topo)
 		nx_table_set(t, ln, NC_CPU, "%s", n->has_cpu ? "true" : "false");
 		if (n->tier >= 0)
 			nx_table_set(t, ln, NC_TIER, "%d", n->tier);
-		else if (nx_opt.json)
-			nx_table_set(t, ln, NC_TIER, "null");
 		else
-			nx_table_set(t, ln, NC_TIER, "-");
-		nx_table_set(t, ln, NC_CLASS, "%s", n->fast ? "fast" : "slow");
+			nx_table_set(t, ln, NC_TIER, "-");	/* null in JSON */
+		nx_table_set(t, ln, NC_CLASS, "%s", topo->tiers_bad && n->tier < 0 ? "-" :
+			     n->fast ? "fast" : "slow");
 		nx_table_size(t, ln, NC_TOTAL, n->total_kb * 1024);
 		nx_table_size(t, ln, NC_FREE, n->free_kb * 1024);
 		nx_table_set(t, ln, NC_USED, "%.1f", n->total_kb ?
@@ -141,7 +140,7 @@ static void present_row(struct nx_table *t, const char *key, const char *rel)
 }
 
 static void support_table(struct nx_table *t, const struct nx_filters_state *fs,
-			  const struct nx_counters *vm)
+			  const struct nx_counters *vm, int vm_err)
 {
 	char path[4096], buf[256];
 	bool skipctr = false;
@@ -154,9 +153,11 @@ static void support_table(struct nx_table *t, const struct nx_filters_state *fs,
 	present_row(t, "numa_maps", "/proc/self/numa_maps");
 	present_row(t, "numa_vmas", "/proc/self/numa_vmas");
 	nx_kv_add(t, "filter_sysctls", "%d/%d", fs->present, NX_NFILTERS);
+	nx_pf_status_row(t);	/* per-process filters (issue 13) */
 	for (size_t i = 0; i < vm->n; i++)
 		skipctr |= strstr(vm->name[i], "skip") != NULL;
-	nx_kv_add(t, "skip_counters", "%s", skipctr ? "yes" : "no");
+	nx_kv_add(t, "skip_counters", "%s", vm_err == -ENOENT ? "no (no /proc/vmstat)" :
+		  vm_err ? "unknown (/proc/vmstat unreadable)" : skipctr ? "yes" : "no");
 	present_row(t, "memory_tiering", "/sys/devices/virtual/memory_tiering");
 	nx_path(path, sizeof(path),
 		"/sys/kernel/tracing/events/sched/sched_skip_vma_numa");
@@ -166,18 +167,41 @@ static void support_table(struct nx_table *t, const struct nx_filters_state *fs,
 	nx_kv_add(t, "tracepoint", "%s", nx_exists(path) ? "yes" : "no (or tracefs unreadable)");
 }
 
+/*
+ * A sysctl: its number; "-" (null) if absent; what went wrong if it is
+ * there but cannot be read, or is not a number (null in JSON)
+ */
+static void sysctl_row(struct nx_table *t, const char *key, const char *path)
+{
+	char buf[64], err[96];
+	long v;
+	int r = nx_read_long(path, &v);
+
+	if (!r) {
+		snprintf(buf, sizeof(buf), "%ld", v);
+		nx_kv_num(t, key, buf);
+		return;
+	}
+	if (r == -ENOENT) {
+		nx_kv_num(t, key, NULL);
+		return;
+	}
+	snprintf(err, sizeof(err), "%s", r == -EINVAL ? "malformed (not a number)" :
+		 r == -EACCES || r == -EPERM ? "unreadable (permission denied)" :
+		 "unreadable");
+	nx_kv_num(t, key, err);
+}
+
 static void tunables_table(struct nx_table *t)
 {
 	char path[4096], buf[64];
 	bool denied = false;
 
 	nx_path(path, sizeof(path), "/proc/sys/kernel/numa_balancing");
-	nx_kv_add(t, "kernel.numa_balancing", "%s",
-		  nx_read_str(path, buf, sizeof(buf)) ? "-" : buf);
+	sysctl_row(t, "kernel.numa_balancing", path);
 	nx_path(path, sizeof(path),
 		"/proc/sys/kernel/numa_balancing_promote_rate_limit_MBps");
-	nx_kv_add(t, "kernel.numa_balancing_promote_rate_limit_MBps", "%s",
-		  nx_read_str(path, buf, sizeof(buf)) ? "-" : buf);
+	sysctl_row(t, "kernel.numa_balancing_promote_rate_limit_MBps", path);
 	for (size_t i = 0; i < sizeof(debugfs_tunables) / sizeof(debugfs_tunables[0]); i++) {
 		char key[128];
 		int r;
@@ -188,8 +212,7 @@ static void tunables_table(struct nx_table *t)
 		r = nx_read_str(path, buf, sizeof(buf));
 		if (r == -EACCES || r == -EPERM)
 			denied = true;
-		nx_kv_add(t, key, "%s", r == 0 ? buf :
-			  r == -ENOENT ? "-" : "unreadable (root only)");
+		nx_kv_num(t, key, r == 0 ? buf : r == -ENOENT ? NULL : "unreadable (root only)");
 	}
 	if (denied)
 		nx_warn("debugfs tunables unreadable: run as root to see them");
@@ -197,8 +220,10 @@ static void tunables_table(struct nx_table *t)
 
 static void vmstat_table(struct nx_table *t, const struct nx_counters *vm)
 {
+	char buf[24];
+
 	for (size_t i = 0; i < vm->n; i++)
-		nx_kv_add(t, vm->name[i], "%llu", (unsigned long long)vm->val[i]);
+		nx_kv_num(t, vm->name[i], nx_fmt_u64(buf, vm->val[i]));
 }
 
 void nx_status_doc(struct nx_doc *d, const struct nx_topo *topo, bool with_vmstat)
@@ -206,11 +231,18 @@ void nx_status_doc(struct nx_doc *d, const struct nx_topo *topo, bool with_vmsta
 	struct nx_filters_state fs;
 	struct nx_counters vm;
 	struct nx_table t;
+	int vm_err;
 
 	nx_filters_read(&fs);
-	nx_counters_load(&vm);
+	vm_err = nx_counters_load(&vm);
+	if (vm_err && vm_err != -ENOENT) {
+		char path[4096];
+
+		nx_path(path, sizeof(path), "/proc/vmstat");
+		nx_warn("%s: cannot read: %s; counters unknown", path, strerror(-vm_err));
+	}
 	if (!nx_kv_table_init(&t, "support")) {
-		support_table(&t, &fs, &vm);
+		support_table(&t, &fs, &vm, vm_err);
 		nx_doc_table(d, &t, "Support");
 		nx_table_free(&t);
 	}
@@ -227,7 +259,8 @@ void nx_status_doc(struct nx_doc *d, const struct nx_topo *topo, bool with_vmsta
 		nx_doc_table(d, &t, "Filters");
 		nx_table_free(&t);
 	}
-	if (with_vmstat && !nx_kv_table_init(&t, "vmstat")) {
+	nx_pf_status_doc(d);
+	if (with_vmstat && !vm_err && !nx_kv_table_init(&t, "counters")) {
 		vmstat_table(&t, &vm);
 		nx_doc_table(d, &t, "Counters");
 		nx_table_free(&t);
@@ -237,11 +270,13 @@ void nx_status_doc(struct nx_doc *d, const struct nx_topo *topo, bool with_vmsta
 
 static void status_usage(FILE *out)
 {
-	fputs("Usage: numabctl status [--sysroot DIR] [-J|-r] [-n]\n\n"
+	fputs("Usage: numabctl status [--sysroot DIR] [-J|-r|-P] [-n] [-o COLS]\n\n"
 	      "Show which numab interfaces this kernel has, the NUMA balancing mode,\n"
 	      "nodes with their memory tier and free memory, every NUMA-balancing\n"
 	      "tunable, the scan filters and the vmstat counters of NUMA balancing,\n"
-	      "promotion, demotion and VMA skips.\n", out);
+	      "promotion, demotion and VMA skips.  -o, --output-all, -x and\n"
+	      "--list-columns choose the columns of the node table.\n", out);
+	nx_print_columns_help(out, node_cols, sizeof(node_cols) / sizeof(node_cols[0]));
 }
 
 /* one line naming what a degraded kernel lacks */
@@ -272,16 +307,17 @@ int cmd_status(int argc, char **argv)
 	struct nx_doc d;
 	int c;
 
-	while ((c = getopt_long(argc, argv, NX_COMMON_SHORTOPTS, lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":" NX_COMMON_SHORTOPTS, lo, NULL)) != -1) {
 		int r = nx_opt_other(c, optarg, status_usage);
 
 		if (r >= 0)
 			return r;
 	}
-	if (optind < argc) {
-		status_usage(stderr);
-		return NX_EUSAGE;
-	}
+	c = nx_opts_done(node_cols, sizeof(node_cols) / sizeof(node_cols[0]));
+	if (c >= 0)
+		return c;
+	if (optind < argc)
+		return nx_usage_error("status takes no operands ('%s')", argv[optind]);
 	if (nx_topo_load(&topo))
 		return NX_ERUNTIME;
 	status_missing(&topo);

@@ -18,15 +18,22 @@ void nx_filters_read(struct nx_filters_state *st)
 	st->present = 0;
 	for (int i = 0; i < NX_NFILTERS; i++) {
 		long v;
+		int r;
 
 		nx_filter_path(path, sizeof(path), i);
-		if (nx_read_long(path, &v) || v < 0 || v > 1000) {
-			st->val[i] = -1;
-			continue;
-		}
-		st->val[i] = (int)v;
-		st->present++;
+		r = nx_read_long(path, &v);
+		if (!r && (v < 0 || v > 1000))
+			r = -EINVAL;
+		st->err[i] = r;
+		st->val[i] = r ? -1 : (int)v;
+		st->present += r != -ENOENT;
 	}
+}
+
+const char *nx_filter_err_name(int err)
+{
+	return !err ? "ok" : err == -ENOENT ? "absent" :
+	       err == -EINVAL ? "malformed" : "unreadable";
 }
 
 /*
@@ -94,6 +101,20 @@ int nx_filters_write(const int *val, const bool *set)
 	int i, r = NX_OK;
 
 	nx_filters_read(&old);
+	/*
+	 * Every old value first: one that cannot be read could not be put
+	 * back if a later write failed, so nothing is written.
+	 */
+	for (i = 0; i < NX_NFILTERS; i++) {
+		if (!set[i] || !old.err[i] || old.err[i] == -ENOENT)
+			continue;
+		nx_filter_path(path, sizeof(path), i);
+		nx_warn("%s: the current value is %s (%s): nothing changed, since it "
+			"could not be restored if a later write failed", path,
+			nx_filter_err_name(old.err[i]), old.err[i] == -EINVAL ?
+			"not a number from 0 to 1000" : strerror(-old.err[i]));
+		return old.err[i] == -EACCES || old.err[i] == -EPERM ? NX_EPERM : NX_ERUNTIME;
+	}
 	for (i = 0; i < NX_NFILTERS; i++) {
 		int err;
 
@@ -138,4 +159,17 @@ const char *nx_mode_name(long mode)
 	case 3: return "normal+memory_tiering";
 	default: return "unknown";
 	}
+}
+
+int nx_filter_assign_error(const char *arg)
+{
+	const char *eq = strchr(arg, '=');
+	int idx = nx_filter_index(arg, eq ? (size_t)(eq - arg) : strlen(arg));
+
+	if (idx < 0)
+		return nx_usage_error("invalid filter '%s': NAME is one of pid, shared_ro, "
+				      "scan_delay, cpuset, shared_folio", arg);
+	return nx_usage_error("invalid value '%s' for filter %s (%s)", eq ? eq + 1 : "",
+			      nx_filters[idx].name, nx_filters[idx].max == 2 ?
+			      "off|skip|tier or 0..2" : "off|on or 0..1");
 }

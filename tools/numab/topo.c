@@ -54,6 +54,7 @@ static void load_tiers(struct nx_topo *t)
 		struct nx_nodemask m;
 		char rel[512];
 		uint64_t id;
+		int r;
 
 		if (strncmp(de->d_name, "memory_tier", 11) ||
 		    nx_parse_u64(de->d_name + 11, strlen(de->d_name + 11), 10, &id) ||
@@ -61,7 +62,17 @@ static void load_tiers(struct nx_topo *t)
 			continue;
 		snprintf(rel, sizeof(rel), "/sys/devices/virtual/memory_tiering/%s/nodelist",
 			 de->d_name);
-		if (read_mask(rel, &m))
+		r = read_mask(rel, &m);
+		if (r == -EINVAL && !t->tiers_bad) {	/* say so once, and do not guess */
+			char buf[64] = "";
+
+			nx_path(path, sizeof(path), "%s", rel);
+			nx_read_str(path, buf, sizeof(buf));
+			nx_warn("%s: malformed nodelist '%s': the nodes of no other tier have "
+				"an unknown class; FAST and SLOW are not shown", path, buf);
+			t->tiers_bad = true;
+		}
+		if (r)
 			continue;
 		t->have_tiers = true;
 		t->ntiers++;

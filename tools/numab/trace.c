@@ -316,7 +316,7 @@ int nx_trace_collect(pid_t pid, double sec, const char *input,
 	if (input) {
 		ret = nx_for_each_line(strcmp(input, "-") ? input : "/dev/stdin", trace_line, &g);
 		if (ret)
-			ret = ret == -ENOMEM ? NX_ERUNTIME : nx_file_error(input, ret);
+			ret = ret == -ENOMEM ? NX_ERUNTIME : nx_user_file_error(input, ret);
 	} else {
 		ret = trace_live(&g, sec, quiet);
 	}
@@ -421,7 +421,7 @@ int cmd_trace(int argc, char **argv)
 	pid_t pid;
 	int c, r;
 
-	while ((c = getopt_long(argc, argv, "d:i:" NX_COMMON_SHORTOPTS, lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":d:i:" NX_COMMON_SHORTOPTS, lo, NULL)) != -1) {
 		switch (c) {
 		case 'd':
 			if (nx_parse_seconds(optarg, &sec))
@@ -434,6 +434,9 @@ int cmd_trace(int argc, char **argv)
 				return r;
 		}
 	}
+	r = nx_opts_done(trace_cols, sizeof(trace_cols) / sizeof(trace_cols[0]));
+	if (r >= 0)
+		return r;
 	r = nx_pid_operand(argc, argv, trace_usage, &pid);
 	if (r >= 0)
 		return r;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* sysroot-aware file access, error reporting and small helpers */
 #include <errno.h>
+#include <getopt.h>
 #include <fcntl.h>
 #include <libgen.h>
 #include <math.h>
@@ -14,6 +15,8 @@
 #include "numabctl.h"
 
 struct nx_opts nx_opt = { .sysroot = "" };
+const char *nx_cmd;
+char **nx_argv;		/* the argv getopt is working on: main's or the command's */
 
 void nx_warn(const char *fmt, ...)
 {
@@ -24,6 +27,22 @@ void nx_warn(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+}
+
+int nx_usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (fmt) {
+		fputs("numabctl: ", stderr);
+		va_start(ap, fmt);
+		vfprintf(stderr, fmt, ap);
+		va_end(ap);
+		fputc('\n', stderr);
+	}
+	fprintf(stderr, "Try 'numabctl %s%s--help' for more information.\n",
+		nx_cmd ? nx_cmd : "", nx_cmd ? " " : "");
+	return NX_EUSAGE;
 }
 
 int nx_path(char *buf, size_t sz, const char *fmt, ...)
@@ -122,6 +141,43 @@ int nx_file_error(const char *path, int err)
 	}
 }
 
+int nx_user_file_error(const char *path, int err)
+{
+	if (err < 0)
+		err = -err;
+	nx_warn("%s: %s", path, strerror(err));
+	return err == EACCES || err == EPERM ? NX_EPERM : NX_ERUNTIME;
+}
+
+int nx_write_output(const char *file, const char *data, size_t len)
+{
+	int r;
+
+	if (!strcmp(file, "-"))
+		return fwrite(data, 1, len, stdout) == len ? NX_OK : NX_ERUNTIME;
+	r = nx_write_atomic(file, data, len);
+	return r ? nx_user_file_error(file, r) : NX_OK;
+}
+
+void nx_close_stdout(void)
+{
+	bool fail;
+
+	errno = 0;
+	fail = fflush(stdout) != 0 || ferror(stdout);
+	if (!fail && fclose(stdout) && errno != EBADF)
+		fail = true;
+	if (fail && errno != EPIPE) {
+		if (errno)
+			nx_warn("write error: %s", strerror(errno));
+		else
+			nx_warn("write error");
+		_exit(NX_ERUNTIME);
+	}
+	if (fflush(stderr))
+		_exit(NX_ERUNTIME);
+}
+
 int nx_pid_error(pid_t pid, const char *path, int err)
 {
 	char dir[4096];
@@ -137,12 +193,34 @@ int nx_pid_error(pid_t pid, const char *path, int err)
 	return nx_file_error(path, err);
 }
 
+/* "self": the process /proc/self names (below --sysroot), else numabctl */
+static int self_pid(pid_t *pid)
+{
+	char path[4096], buf[32];
+	uint64_t v;
+	ssize_t n;
+
+	nx_path(path, sizeof(path), "/proc/self");
+	n = readlink(path, buf, sizeof(buf) - 1);
+	if (n > 0 && !nx_parse_u64(buf, (size_t)n, 10, &v) && v && v <= 0x3fffffff) {
+		*pid = (pid_t)v;
+		return 0;
+	}
+	if (nx_opt.sysroot[0])
+		return -1;
+	*pid = getpid();
+	return 0;
+}
+
 int nx_parse_pid(const char *s, pid_t *pid)
 {
 	uint64_t v;
 
+	if (s && !strcmp(s, "self") && !self_pid(pid))
+		return 0;
 	if (!s || nx_parse_u64(s, strlen(s), 10, &v) || v == 0 || v > 0x3fffffff) {
-		nx_warn("invalid PID '%s'", s ? s : "");
+		nx_usage_error("invalid PID '%s': expected a number from 1 to %d, or self",
+			       s ? s : "", 0x3fffffff);
 		return -1;
 	}
 	*pid = (pid_t)v;
@@ -151,10 +229,12 @@ int nx_parse_pid(const char *s, pid_t *pid)
 
 int nx_pid_operand(int argc, char **argv, void (*usage)(FILE *), pid_t *pid)
 {
-	if (optind + 1 != argc) {
-		usage(stderr);
-		return NX_EUSAGE;
-	}
+	(void)usage;
+	if (optind >= argc)
+		return nx_usage_error("no PID given");
+	if (optind + 1 != argc)
+		return nx_usage_error("one PID expected, got %d operands ('%s' ...)",
+				      argc - optind, argv[optind]);
 	return nx_parse_pid(argv[optind], pid) ? NX_EUSAGE : -1;
 }
 
@@ -165,7 +245,7 @@ int nx_parse_seconds(const char *s, double *sec)
 	errno = 0;
 	*sec = strtod(s, &end);
 	if (errno || end == s || *end || !isfinite(*sec) || *sec < 0 || *sec > 86400.0) {
-		nx_warn("invalid number of seconds '%s' (0..86400)", s);
+		nx_usage_error("invalid number of seconds '%s' (0 to 86400)", s);
 		return -1;
 	}
 	return 0;
@@ -347,10 +427,20 @@ int nx_common_opt(int c, const char *arg)
 {
 	switch (c) {
 	case 'S': nx_opt.sysroot = arg; return 0;
-	case 'J': nx_opt.json = true; return 0;
+	case 'J':
+		nx_opt.json = true;
+		if (arg && !strcmp(arg, "compact"))
+			nx_opt.compact = true;
+		else if (arg && strcmp(arg, "pretty"))
+			return 2;
+		return 0;
 	case 'r': nx_opt.raw = true; return 0;
+	case 'P': nx_opt.pairs = true; return 0;
 	case 'n': nx_opt.noheadings = true; return 0;
 	case 'o': nx_opt.columns = arg; return 0;
+	case 'A': nx_opt.all_columns = true; return 0;
+	case 'H': nx_opt.list_columns = true; return 0;
+	case 'x': nx_opt.sort = arg; return 0;
 	case 'b': nx_opt.bytes = true; return 0;
 	case 'h': return 1;
 	default: return -1;
@@ -359,6 +449,7 @@ int nx_common_opt(int c, const char *arg)
 
 int nx_opt_other(int c, const char *arg, void (*usage)(FILE *))
 {
+	const char *opt = nx_argv && optind > 0 ? nx_argv[optind - 1] : "?";
 	int r = nx_common_opt(c, arg);
 
 	if (r == 0)
@@ -367,6 +458,64 @@ int nx_opt_other(int c, const char *arg, void (*usage)(FILE *))
 		usage(stdout);
 		return NX_OK;
 	}
-	usage(stderr);
-	return NX_EUSAGE;
+	if (r == 2)
+		return nx_usage_error("invalid --json argument '%s' (pretty or compact)", arg);
+	if (c == ':')
+		return nx_usage_error("option '%s' needs an argument", opt);
+	if (optopt && nx_argv && !nx_argv[optind] && strchr(opt, optopt))
+		return nx_usage_error("option '%s' is unknown or needs an argument", opt);
+	if (optopt)
+		return nx_usage_error("unknown option '-%c'", optopt);
+	return nx_usage_error("unknown option '%s'", opt);
+}
+
+static int find_spec(const struct nx_colspec *spec, size_t nspec, const char *name)
+{
+	for (size_t i = 0; i < nspec; i++)
+		if (!strcasecmp(spec[i].name, name))
+			return (int)i;
+	return -1;
+}
+
+int nx_opts_done(const struct nx_colspec *spec, size_t nspec)
+{
+	static char all[NX_MAX_SPEC * 16];
+	struct stat st;
+
+	if (nx_opt.sysroot[0] && stat(nx_opt.sysroot, &st))
+		return nx_usage_error("--sysroot %s: %s", nx_opt.sysroot, strerror(errno));
+	if (nx_opt.sysroot[0] && !S_ISDIR(st.st_mode))
+		return nx_usage_error("--sysroot %s: not a directory", nx_opt.sysroot);
+	if (nx_opt.json + nx_opt.raw + nx_opt.pairs > 1)
+		return nx_usage_error("%s and %s cannot be used together: pick one output format",
+				      nx_opt.json ? "--json" : "--raw",
+				      nx_opt.pairs ? "--pairs" : "--raw");
+	if (!spec && (nx_opt.columns || nx_opt.sort || nx_opt.all_columns || nx_opt.list_columns))
+		return nx_usage_error("'numabctl %s' has no columns to choose: %s is not accepted",
+				      nx_cmd ? nx_cmd : "", nx_opt.columns ? "-o" :
+				      nx_opt.sort ? "--sort" : nx_opt.all_columns ?
+				      "--output-all" : "--list-columns");
+	if (nx_opt.columns && (!*nx_opt.columns || !strcmp(nx_opt.columns, "+")))
+		return nx_usage_error("-o needs a list of columns (see --list-columns)");
+	if (nx_opt.columns && nx_opt.all_columns)
+		return nx_usage_error("-o and --output-all cannot be used together");
+	if (!spec)
+		return -1;
+	if (nx_opt.sort && find_spec(spec, nspec, nx_opt.sort) < 0)
+		return nx_usage_error("--sort: unknown column '%s' (see --list-columns)",
+				      nx_opt.sort);
+	if (nx_opt.list_columns) {
+		for (size_t i = 0; i < nspec; i++)
+			printf("%12s  %s\n", spec[i].name, spec[i].help);
+		return NX_OK;
+	}
+	if (nx_opt.all_columns) {
+		size_t off = 0;
+
+		for (size_t i = 0; i < nspec && off < sizeof(all) - 32; i++)
+			off += (size_t)snprintf(all + off, sizeof(all) - off, "%s%s",
+						i ? "," : "", spec[i].name);
+		nx_opt.columns = all;
+	}
+	return -1;
 }

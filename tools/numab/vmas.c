@@ -1,15 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /* numabctl vmas PID: per-VMA scan state, tier residency and verdict */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "numabctl.h"
+#include "override.h"
+#include "backend.h"
 
 enum {
 	VC_START, VC_END, VC_SIZE, VC_PERMS, VC_NAME, VC_FAST, VC_SLOW, VC_SLOWPCT,
 	VC_FILTER, VC_STATE, VC_SEQS, VC_PSEQS, VC_START_SEQ, VC_PREV_SEQ, VC_PIDBITS,
 	VC_PROMO_ONLY, VC_SCANS, VC_PROMO_SCANS, VC_PTE_UPDATES, VC_SKIP_DELAY,
 	VC_SKIP_SEQ, VC_SKIP_PID, VC_LAST_SKIP, VC_NEXT_SCAN, VC_VERDICT, VC_WHY,
+	VC_RELEASE, VC_RELEASE_S, VC_RELEASE_ERR,
 };
 
 #define NUM(n, h) { n, 4, SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER, h }
@@ -40,10 +43,13 @@ const struct nx_colspec nx_vma_cols[] = {
 	[VC_NEXT_SCAN] = NUM("NEXT_MS", "ms to the next allowed scan (negative: due)"),
 	[VC_VERDICT] = { "VERDICT", 8, 0, SCOLS_JSON_STRING, "ok, stranded, skipped, unscanned, unknown" },
 	[VC_WHY] = { "WHY", 0.2, 0, SCOLS_JSON_STRING, "reason for the verdict" },
+	[VC_RELEASE] = NUM("RELEASE", "sequences until the legacy PID filter's fallback scans it"),
+	[VC_RELEASE_S] = NUM("RELEASE_S", "the same in seconds at the measured scan rate (--rate)"),
+	[VC_RELEASE_ERR] = NUM("RELEASE_ERR", "+- seconds of RELEASE_S"),
 };
 const size_t nx_vma_ncols = sizeof(nx_vma_cols) / sizeof(nx_vma_cols[0]);
 
-#define NCELLS (VC_WHY + 1)
+#define NCELLS (VC_RELEASE_ERR + 1)
 
 /* one VMA's cells; the strings live here until the next row */
 struct vma_rows {
@@ -53,12 +59,13 @@ struct vma_rows {
 	uint64_t min_size;
 	char num[NCELLS][32];
 	char verdict[48];
-	char why[96];
+	char why[224];
 };
 
+/* no data: blank in a table, null in JSON */
 static const char *null_cell(void)
 {
-	return nx_opt.json ? "null" : NULL;
+	return NULL;
 }
 
 static void cell_s64(struct vma_rows *r, const char **cells, int col,
@@ -105,7 +112,7 @@ static void cells_maps(struct vma_rows *r, const char **cells, const struct nx_v
 		cells[VC_SIZE] = nx_fmt_size(r->num[VC_SIZE], v->end - v->start);
 	cells[VC_PERMS] = v->perms;
 	cells[VC_NAME] = v->name ? v->name : "";
-	if (!v->in_numa_maps) {
+	if (!v->in_numa_maps || r->l->tiers_unknown) {
 		cells[VC_FAST] = cells[VC_SLOW] = cells[VC_SLOWPCT] = null_cell();
 		return;
 	}
@@ -166,6 +173,8 @@ static bool vma_cells(void *priv, size_t i, const char **cells)
 		nx_vma_why(v, r->l, r->why, sizeof(r->why));
 		cells[VC_WHY] = r->why;
 	}
+	nx_release_cells(v, r->l, cells, VC_RELEASE, VC_RELEASE_S, VC_RELEASE_ERR,
+			 r->num[VC_RELEASE], r->num[VC_RELEASE_S], r->num[VC_RELEASE_ERR]);
 	return true;
 }
 
@@ -203,12 +212,21 @@ static int vmas_print(const struct nx_vmlist *l, const char *cols,
 {
 	struct nx_table t;
 	struct vma_rows r;
+	char fl[512];
 
 	if (vmas_init(&t, &r, l, cols, "vmas", stranded_only, min_size)) {
 		nx_table_free(&t);
 		return -1;
 	}
-	nx_table_emit(&t, stdout, l->n, vma_cells, &r);
+	/* per-process filters (issue 13): the effective ones of the mm line */
+	nx_pf_mm_line(&l->mm, fl, sizeof(fl));
+	if (fl[0] && nx_opt.json) {
+		nx_pf_vmas_json(&l->mm, &t, l->n, vma_cells, &r, stdout);
+	} else {
+		if (fl[0] && !nx_opt.noheadings)
+			printf("filters: %s\n", fl);
+		nx_table_emit(&t, stdout, l->n, vma_cells, &r);
+	}
 	nx_table_free(&t);
 	return 0;
 }
@@ -241,10 +259,12 @@ static int cmp_sort(const void *a, const void *b)
 static int parse_size(const char *s, uint64_t *out)
 {
 	char *end;
-	unsigned long long v = strtoull(s, &end, 10);
+	unsigned long long v;
 	int shift = 0;
 
-	if (end == s || *s == '-')
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (end == s || *s == '-' || errno)
 		return -1;
 	switch (*end) {
 	case 'k': case 'K': shift = 10; end++; break;
@@ -271,9 +291,12 @@ static void vmas_usage(FILE *out)
 	      "scanned, or its last full scan is --stale sequences old.\n\n"
 	      "  -s, --stranded      only stranded VMAs\n"
 	      "  -m, --min-size SIZE only VMAs of at least SIZE (K, M, G suffixes)\n"
-	      "      --sort KEY      start (default), size, slow, fast, seqs, scans\n"
+	      "  -x, --sort COL      sort by a column: START (the default) lowest first;\n"
+	      "                      SIZE, SLOW, FAST, SEQS, SCANS largest first; any\n"
+	      "                      other column ascending\n"
 	      "      --stale N       sequences without a scan that make a VMA stranded\n"
-	      "                      (default 4)\n", out);
+	      "                      (default 4)\n"
+	      NX_BACKEND_HELP, out);
 	nx_print_columns_help(out, nx_vma_cols, nx_vma_ncols);
 }
 
@@ -283,8 +306,8 @@ int cmd_vmas(int argc, char **argv)
 		NX_COMMON_LONGOPTS,
 		{ "stranded", no_argument, NULL, 's' },
 		{ "min-size", required_argument, NULL, 'm' },
-		{ "sort", required_argument, NULL, 'O' },
 		{ "stale", required_argument, NULL, 'T' },
+		NX_BACKEND_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
 	bool stranded = false;
@@ -295,31 +318,34 @@ int cmd_vmas(int argc, char **argv)
 	int c, r;
 
 	sort_key = 0;
-	while ((c = getopt_long(argc, argv, "sm:" NX_COMMON_SHORTOPTS, lo, NULL)) != -1) {
+	nx_opt.sort = NULL;
+	while ((c = getopt_long(argc, argv, ":sm:" NX_COMMON_SHORTOPTS, lo, NULL)) != -1) {
 		switch (c) {
 		case 's': stranded = true; break;
 		case 'm':
-			if (parse_size(optarg, &min_size)) {
-				nx_warn("invalid size '%s'", optarg);
-				return NX_EUSAGE;
-			}
+			if (parse_size(optarg, &min_size))
+				return nx_usage_error("invalid --min-size '%s': a size in bytes up to "
+						      "2^64-1, with a K, M, G or T suffix", optarg);
 			break;
-		case 'O':
+		case 'x':	/* these columns sort largest first (start: lowest) */
 			sort_key = -1;
+			nx_opt.sort = optarg;
 			for (size_t i = 0; i < sizeof(sort_keys) / sizeof(sort_keys[0]); i++)
 				if (!strcasecmp(optarg, sort_keys[i]))
 					sort_key = (int)i;
-			if (sort_key < 0) {
-				nx_warn("invalid sort key '%s' (start, size, slow, fast, seqs, scans)",
-					optarg);
-				return NX_EUSAGE;
-			}
+			if (sort_key >= 0)
+				nx_opt.sort = NULL;	/* not libsmartcols' ascending sort */
+			else
+				sort_key = 0;
 			break;
 		case 'T':
-			if (nx_parse_u64(optarg, strlen(optarg), 10, &stale) || stale > 1u << 30) {
-				nx_warn("invalid --stale '%s'", optarg);
+			if (nx_parse_u64(optarg, strlen(optarg), 10, &stale) || stale > 1u << 30)
+				return nx_usage_error("invalid --stale '%s': a number of scan "
+						      "sequences up to 2^30", optarg);
+			break;
+		case NX_BACKEND_OPTS:
+			if (nx_backend_opt_set(c, optarg))
 				return NX_EUSAGE;
-			}
 			break;
 		default:
 			r = nx_opt_other(c, optarg, vmas_usage);
@@ -327,6 +353,9 @@ int cmd_vmas(int argc, char **argv)
 				return r;
 		}
 	}
+	r = nx_opts_done(nx_vma_cols, nx_vma_ncols);
+	if (r >= 0)
+		return r;
 	r = nx_pid_operand(argc, argv, vmas_usage, &pid);
 	if (r >= 0)
 		return r;
@@ -336,6 +365,10 @@ int cmd_vmas(int argc, char **argv)
 	nx_topo_free(&topo);
 	if (r)
 		return r;
+	if (nx_vmas_backend_done(&l)) {	/* --numa-vmas: printed */
+		nx_vmlist_free(&l);
+		return NX_OK;
+	}
 	/* one line for all that is missing */
 	if (l.missing[0] || nx_numa_balancing_mode() == 0)
 		nx_warn("%s%s%s", l.missing, l.missing[0] && nx_numa_balancing_mode() == 0 ?

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "numabctl.h"
+#include "backend.h"
 
 struct loader {
 	struct nx_vmlist *l;
@@ -148,12 +149,19 @@ static int numa_maps_line(void *priv, const char *line, size_t len, unsigned lon
 	}
 	for (size_t i = find_start(ld, e.start); i < l->n && l->v[i].start == e.start; i++) {
 		struct nx_vma *v = &l->v[i];
+		uint64_t fast = page_bytes(e.pages_fast, e.pagesize_kb);
+		uint64_t slow = page_bytes(e.pages_slow, e.pagesize_kb);
 
 		if (v->in_numa_maps)
 			continue;
+		/* more pages than the VMA holds: a malformed line, not 16E */
+		if (fast > v->end - v->start || slow > v->end - v->start - fast) {
+			bad_line(ld, no);
+			return 0;
+		}
 		v->in_numa_maps = true;
-		v->fast_bytes = page_bytes(e.pages_fast, e.pagesize_kb);
-		v->slow_bytes = page_bytes(e.pages_slow, e.pagesize_kb);
+		v->fast_bytes = fast;
+		v->slow_bytes = slow;
 		if (!v->name && !named) {
 			v->name = span_dup(e.name);
 			named = true;
@@ -293,8 +301,13 @@ static const char *judge(const struct nx_vma *v, const struct nx_vmlist *l,
 		promo_recent = n->promo_scans || is_promo_only(n->last_skip) ||
 			       !strcmp(n->last_skip, "promo_backoff");
 	if (slow && seqs >= stale && !promo_recent) {
-		WHY("not scanned for %llu seqs%s%s", (unsigned long long)seqs,
-		    n->last_skip[0] ? ", last_skip=" : "", n->last_skip);
+		char rel[128] = "";
+
+		if (why && v->release_in >= 0)
+			nx_release_text(v, l, rel, sizeof(rel));
+		WHY("not scanned for %llu seqs%s%s%s%s", (unsigned long long)seqs,
+		    n->last_skip[0] ? ", last_skip=" : "", n->last_skip,
+		    rel[0] ? "; " : "", rel);
 		return "stranded";
 	}
 	if (is_promo_only(n->filter))
@@ -339,7 +352,116 @@ static void set_missing(struct nx_vmlist *l, pid_t pid)
 	else if (!l->have_numab)
 		snprintf(l->missing, sizeof(l->missing),
 			 "no /proc/%d/numa_vmas: kernel lacks the numab scan-state ABI; "
-			 "showing residency from numa_maps, verdict unknown", (int)pid);
+			 "showing residency from numa_maps, verdict unknown%s%s", (int)pid,
+			 l->backend_note[0] ? "; " : "", l->backend_note);
+}
+
+/* a record of the BPF backend (backend.c): numa_vmas_line() without text */
+static int bpf_record(void *priv, const struct nx_numab_mm *mm, const struct nx_numab_vma *v)
+{
+	struct loader *ld = priv;
+
+	if (mm) {
+		ld->l->mm = *mm;
+		return 0;
+	}
+	if (v->start < ld->nv_last)
+		ld->nv_sorted = false;
+	ld->nv_last = v->start;
+	return add_numab(ld, v);
+}
+
+/*
+ * The scan state: numa_vmas when the file exists; else the BPF iterator
+ * when the kernel has BTF and we may load BPF; else none (degraded).
+ * --backend forces one.
+ */
+static int load_scan_state(struct loader *ld, pid_t pid)
+{
+	struct nx_vmlist *l = ld->l;
+	struct nx_bpf_info info;
+	char path[4096], why[200] = "";
+	int want = nx_backend_opt, r;
+	double t0 = nx_now();
+
+	nx_path(path, sizeof(path), "/proc/%d/numa_vmas", (int)pid);
+	if (want == NX_BACKEND_AUTO)
+		want = nx_exists(path) ? NX_BACKEND_NUMA_VMAS :
+		       nx_bpf_usable(why, sizeof(why)) ? NX_BACKEND_NONE : NX_BACKEND_BPF;
+	l->backend = want;
+	if (want == NX_BACKEND_NUMA_VMAS) {
+		r = load_optional(ld, pid, "numa_vmas", numa_vmas_line, &l->have_numab);
+		l->state_seconds = nx_now() - t0;
+		if (r || l->have_numab)
+			return r;
+		l->backend = NX_BACKEND_NONE;
+		if (nx_backend_opt != NX_BACKEND_NUMA_VMAS)
+			return NX_OK;
+		nx_warn("--backend numa_vmas: no %s: the kernel lacks the numab series", path);
+		return NX_ENOTSUP;
+	}
+	if (want == NX_BACKEND_NONE) {
+		/* under --sysroot the BPF backend is no option: say nothing */
+		if (nx_backend_opt == NX_BACKEND_AUTO && !nx_opt.sysroot[0])
+			snprintf(l->backend_note, sizeof(l->backend_note),
+				 "no BPF backend: %s", why);
+		return NX_OK;
+	}
+	r = nx_bpf_read(pid, bpf_record, ld, &info, why, sizeof(why));
+	l->state_seconds = nx_now() - t0;
+	if (!r) {
+		l->have_numab = true;
+		l->nr_threads = (long)info.nr_threads;
+		snprintf(l->backend_note, sizeof(l->backend_note),
+			 "scan state from the BPF task_vma iterator (no /proc/%d/numa_vmas)%s%s",
+			 (int)pid, info.hz ? "" : "; times absent: HZ ", info.hz ? "" : info.hz_how);
+		return NX_OK;
+	}
+	/* what a failed read left in the rows is not a state */
+	for (size_t i = 0; i < l->n; i++)
+		l->v[i].in_numab = false;
+	if (nx_backend_opt == NX_BACKEND_BPF || r == NX_ENOPROC) {
+		nx_warn("%s%s", nx_backend_opt == NX_BACKEND_BPF ? "--backend bpf: " : "", why);
+		return r;
+	}
+	l->backend = NX_BACKEND_NONE;
+	snprintf(l->backend_note, sizeof(l->backend_note), "BPF backend failed: %s", why);
+	return NX_OK;
+}
+
+struct mm_status {
+	bool kthread, vm;
+};
+
+static int mm_status_line(void *priv, const char *line, size_t len, unsigned long no)
+{
+	struct mm_status *st = priv;
+
+	(void)no;
+	if (len >= 10 && !memcmp(line, "Kthread:", 8) && line[len - 1] == '1')
+		st->kthread = true;
+	if (len > 7 && !memcmp(line, "VmSize:", 7))
+		st->vm = true;
+	return 0;
+}
+
+/*
+ * An empty maps: a kernel thread (Kthread: 1 in status), or a zombie (no
+ * Vm* lines), has no address space; say so instead of an empty table.
+ */
+static int no_address_space(pid_t pid)
+{
+	char path[4096], comm[64] = "?";
+	struct mm_status st = { false, false };
+
+	nx_path(path, sizeof(path), "/proc/%d/status", (int)pid);
+	if (nx_for_each_line(path, mm_status_line, &st) || (!st.kthread && st.vm))
+		return NX_OK;
+	nx_path(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	nx_read_str(path, comm, sizeof(comm));
+	nx_warn("process %d (%s) is %s: it has no address space, so no VMAs", (int)pid,
+		comm, st.kthread ? "a kernel thread" : "a zombie or a kernel thread");
+	return NX_ERUNTIME;
 }
 
 /*
@@ -358,6 +480,8 @@ static int load_all(struct loader *ld, pid_t pid)
 		nx_path(path, sizeof(path), "/proc/%d/maps", (int)pid);
 		r = nx_pid_error(pid, path, ENOENT);
 	}
+	if (!r && !l->n)
+		r = no_address_space(pid);
 	if (r)
 		return r;
 	SORT_IF_NEEDED(l->v, l->n, start, cmp_vma);
@@ -368,7 +492,7 @@ static int load_all(struct loader *ld, pid_t pid)
 			return r;
 	}
 	ld->nv_sorted = true;
-	r = load_optional(ld, pid, "numa_vmas", numa_vmas_line, &l->have_numab);
+	r = load_scan_state(ld, pid);
 	if (r || !ld->append)
 		return r;
 	if (!ld->nv_sorted)
@@ -391,7 +515,9 @@ int nx_vmlist_load(struct nx_vmlist *l, pid_t pid, const struct nx_topo *topo,
 		return r;
 	}
 	set_missing(l, pid);
+	l->tiers_unknown = topo->tiers_bad;
 	l->stale = stale_seqs;
+	nx_release_predict(l);
 	for (size_t i = 0; i < l->n; i++)
 		l->v[i].verdict = judge(&l->v[i], l, NULL, 0);
 	return NX_OK;

@@ -13,7 +13,7 @@
 enum {
 	WC_SAMPLE, WC_TIME, WC_WHAT, WC_SEQ, WC_DSEQ, WC_PROMOTED, WC_DEMOTED,
 	WC_MIGRATED, WC_HINTS, WC_FAST, WC_SLOW, WC_DSLOW, WC_SLOWPCT, WC_STRANDED,
-	WC_VERDICT,
+	WC_VERDICT, WC_TYPE, WC_PID, WC_START, WC_NAME,
 };
 #define NUM(n, h) { n, 5, SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER, h }
 static const struct nx_colspec watch_cols[] = {
@@ -32,8 +32,14 @@ static const struct nx_colspec watch_cols[] = {
 	[WC_SLOWPCT] = NUM("SLOW%", "slow share of the resident memory"),
 	[WC_STRANDED] = NUM("STRANDED", "slow memory in stranded VMAs"),
 	[WC_VERDICT] = { "VERDICT", 8, 0, SCOLS_JSON_STRING, "verdict of the VMA (see vmas)" },
+	[WC_TYPE] = { "TYPE", 4, 0, SCOLS_JSON_STRING, "process or vma" },
+	[WC_PID] = NUM("PID", "the process"),
+	[WC_START] = { "START", 12, 0, SCOLS_JSON_STRING, "first address of the VMA (hex)" },
+	[WC_NAME] = { "NAME", 0.3, SCOLS_FL_TRUNC, SCOLS_JSON_STRING, "mapping of the VMA" },
 };
 #define WATCH_DEFAULT "TIME,WHAT,SEQ,dSEQ,PROMOTED,DEMOTED,FAST,SLOW,dSLOW,SLOW%,STRANDED,VERDICT"
+/* JSON: a type and an id in members of their own, not WHAT's "process 4242" */
+#define WATCH_JSON "TYPE,PID,START,NAME,SEQ,dSEQ,PROMOTED,DEMOTED,FAST,SLOW,dSLOW,SLOW%,STRANDED,VERDICT"
 
 struct sample {
 	struct nx_counters vm;
@@ -164,13 +170,12 @@ static void rows(struct nx_table *t, unsigned long no, const struct sample *a,
 	nx_table_set(t, ln, WC_SAMPLE, "%lu", no);
 	nx_table_set(t, ln, WC_TIME, "%.1f", b->t);
 	nx_table_set(t, ln, WC_WHAT, "process %d", (int)b->l.pid);
+	nx_table_set(t, ln, WC_TYPE, "process");
+	nx_table_set(t, ln, WC_PID, "%d", (int)b->l.pid);
 	if (b->l.mm.have & MM_HAVE_SEQ) {
 		nx_table_set(t, ln, WC_SEQ, "%llu", (unsigned long long)b->l.mm.scan_seq);
 		nx_table_set(t, ln, WC_DSEQ, "%llu",
 			     (unsigned long long)delta(b->l.mm.scan_seq, a->l.mm.scan_seq));
-	} else if (nx_opt.json) {
-		nx_table_set(t, ln, WC_SEQ, "null");
-		nx_table_set(t, ln, WC_DSEQ, "null");
 	}
 	nx_table_set(t, ln, WC_PROMOTED, "%llu", (unsigned long long)
 		     delta(counter(&b->vm, "pgpromote_success"), counter(&a->vm, "pgpromote_success")));
@@ -184,7 +189,10 @@ static void rows(struct nx_table *t, unsigned long no, const struct sample *a,
 	nx_table_size(t, ln, WC_SLOW, b->slow);
 	set_dslow(t, ln, b->slow, a->slow);
 	set_pct(t, ln, b->fast, b->slow);
-	nx_table_size(t, ln, WC_STRANDED, b->stranded);
+	if (b->l.have_numab)
+		nx_table_size(t, ln, WC_STRANDED, b->stranded);
+	else	/* unknown without numa_vmas: '-', null in JSON */
+		nx_table_set(t, ln, WC_STRANDED, "-");
 	n = top_vmas(&b->l, idx, top < 64 ? top : 64);
 	for (size_t i = 0; i < n; i++) {
 		const struct nx_vma *v = &b->l.v[idx[i]], *old = find_vma(&a->l, v->start);
@@ -195,6 +203,10 @@ static void rows(struct nx_table *t, unsigned long no, const struct sample *a,
 		nx_table_set(t, ln, WC_WHAT, "%s%llx %s", nx_opt.json || nx_opt.raw ? "" : "  ",
 			     (unsigned long long)v->start,
 			     v->name ? v->name : "");
+		nx_table_set(t, ln, WC_TYPE, "vma");
+		nx_table_set(t, ln, WC_PID, "%d", (int)b->l.pid);
+		nx_table_set(t, ln, WC_START, "%llx", (unsigned long long)v->start);
+		nx_table_set(t, ln, WC_NAME, "%s", v->name ? v->name : "");
 		nx_table_size(t, ln, WC_FAST, v->fast_bytes);
 		nx_table_size(t, ln, WC_SLOW, v->slow_bytes);
 		set_dslow(t, ln, v->slow_bytes, old ? old->slow_bytes : v->slow_bytes);
@@ -213,8 +225,9 @@ static void watch_usage(FILE *out)
 	      "  -i, --interval SEC  seconds between samples (default 1)\n"
 	      "  -n, --count N       stop after N intervals (default: until Ctrl-C)\n"
 	      "  -t, --top N         VMA rows per interval (default 3, 0 for none)\n\n"
-	      "Here -n is the count; use --noheadings for no headers.  With -J the\n"
-	      "samples are printed as one table on exit.\n", out);
+	      "Here -n is the count; use --noheadings for no headers.  With -J each\n"
+	      "sample is one JSON object on a line of its own, printed when taken\n"
+	      "({\"sample\": N, \"time\": SEC, \"rows\": [...]}), for jq and the like.\n", out);
 	nx_print_columns_help(out, watch_cols, sizeof(watch_cols) / sizeof(watch_cols[0]));
 }
 
@@ -228,6 +241,23 @@ static void print_new(struct nx_table *t, size_t first)
 	scols_table_print_range(t->tb, from, NULL);
 	fputc('\n', stdout);
 	fflush(stdout);
+}
+
+/* -J: the sample as one line of JSON, now (JSON Lines), and the rows dropped */
+static void print_json(struct nx_table *t, unsigned long no, double time)
+{
+	struct json_object *o = json_object_new_object();
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%.1f", time);
+	json_object_object_add(o, "sample", json_object_new_int64((int64_t)no));
+	json_object_object_add(o, "time", json_object_new_double_s(time, buf));
+	json_object_object_add(o, "rows", nx_table_json(t));
+	nx_opt.compact = true;	/* one object a line */
+	nx_json_print(o, stdout);
+	fflush(stdout);
+	json_object_put(o);
+	scols_table_remove_lines(t->tb);
 }
 
 static int watch_loop(pid_t pid, double interval, unsigned long count, size_t top)
@@ -250,7 +280,7 @@ static int watch_loop(pid_t pid, double interval, unsigned long count, size_t to
 	if (s[0].l.missing[0])
 		nx_warn("%s", s[0].l.missing);
 	if (nx_table_init(&t, "samples", watch_cols, sizeof(watch_cols) / sizeof(watch_cols[0]),
-			  nx_opt.json ? "SAMPLE," WATCH_DEFAULT : WATCH_DEFAULT, nx_opt.columns)) {
+			  nx_opt.json ? WATCH_JSON : WATCH_DEFAULT, nx_opt.columns)) {
 		drop(&s[0]);
 		nx_topo_free(&topo);
 		return NX_EUSAGE;
@@ -270,12 +300,13 @@ static int watch_loop(pid_t pid, double interval, unsigned long count, size_t to
 			break;
 		}
 		rows(&t, no, &s[cur], &s[!cur], top);
-		print_new(&t, first);
+		if (nx_opt.json)
+			print_json(&t, no, s[!cur].t);
+		else
+			print_new(&t, first);
 		drop(&s[cur]);
 		cur = !cur;
 	}
-	if (nx_opt.json)
-		nx_table_print(&t, stdout);
 	nx_table_free(&t);
 	drop(&s[cur]);
 	nx_topo_free(&topo);
@@ -298,29 +329,28 @@ int cmd_watch(int argc, char **argv)
 	int c, r;
 
 	/* "n:" first: -n COUNT; --noheadings still works */
-	while ((c = getopt_long(argc, argv, "i:n:t:" NX_COMMON_SHORTOPTS, lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":i:n:t:" NX_COMMON_SHORTOPTS, lo, NULL)) != -1) {
 		switch (c) {
 		case 'i':
-			if (nx_parse_seconds(optarg, &interval) || interval < 0.01) {
-				nx_warn("interval must be at least 0.01 s");
+			if (nx_parse_seconds(optarg, &interval))
 				return NX_EUSAGE;
-			}
+			if (interval < 0.01)
+				return nx_usage_error("invalid --interval '%s': at least 0.01 s",
+						      optarg);
 			break;
 		case 't':
-			if (nx_parse_u64(optarg, strlen(optarg), 10, &top)) {
-				nx_warn("invalid number '%s'", optarg);
-				return NX_EUSAGE;
-			}
+			if (nx_parse_u64(optarg, strlen(optarg), 10, &top))
+				return nx_usage_error("invalid --top '%s': a number of VMA rows",
+						      optarg);
 			break;
 		case 'n':
 			if (!optarg) {	/* --noheadings */
 				nx_opt.noheadings = true;
 				break;
 			}
-			if (nx_parse_u64(optarg, strlen(optarg), 10, &count)) {
-				nx_warn("invalid count '%s'", optarg);
-				return NX_EUSAGE;
-			}
+			if (nx_parse_u64(optarg, strlen(optarg), 10, &count))
+				return nx_usage_error("invalid --count '%s': a number of intervals",
+						      optarg);
 			break;
 		default:
 			r = nx_opt_other(c, optarg, watch_usage);
@@ -328,6 +358,9 @@ int cmd_watch(int argc, char **argv)
 				return r;
 		}
 	}
+	r = nx_opts_done(watch_cols, sizeof(watch_cols) / sizeof(watch_cols[0]));
+	if (r >= 0)
+		return r;
 	r = nx_pid_operand(argc, argv, watch_usage, &pid);
 	if (r >= 0)
 		return r;

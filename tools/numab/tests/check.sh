@@ -49,6 +49,7 @@ done < "$TMP/unit"
 [ $urc -eq 0 ] || { fail "unit test binary exited $urc"; diag "$TMP/unit.err"; }
 
 . "$(dirname "$0")/cli.sh"
+. "$(dirname "$0")/cli-conventions.sh"
 
 echo "1..$n"
 echo "$((n - failed - skipped)) passed, $failed failed, $skipped skipped"

@@ -28,8 +28,8 @@ nx "$U" status
 t "status unpatched: one line says what is missing" eval 'rc 0 && lines 1 err && has "numab series" err && has "filter_sysctls 0/5"'
 nx "$N" status
 t "status without NUMA: one line, still prints support" eval 'rc 0 && lines 1 err && has CONFIG_NUMA err && has "numa_balancing unsupported"'
-nx "$S" status -r -o NODE
-t "status single node: one fast node" eval 'rc 0 && has "^0 true 4 fast" && hasnt "^1 "'
+nx "$S" status -r -n -o NODE,CPUS,TIER,CLASS
+t "status single node: one fast node" eval 'rc 0 && has "^0 true 4 fast$" && hasnt "^1 "'
 nx "$M" status -r
 t "status malformed: survives" eval 'rc 0 && has "shared_ro 7 invalid" && has "shared_folio 3 invalid"'
 
@@ -57,7 +57,7 @@ t "vmas without NUMA: ranges only, one line" eval 'rc 0 && lines 9 && lines 1 er
 nx "$S" vmas --stranded -n 4242
 t "vmas single node: nothing stranded" eval 'rc 0 && lines 0'
 nx "$M" vmas -r -o START,FAST,VERDICT 4242
-t "vmas malformed: bad lines skipped with a warning per file" eval 'rc 0 && lines 3 err && has "maps: 3 malformed" err && has "numa_vmas: 7 malformed" err && has "7f3a40000000"'
+t "vmas malformed: bad lines skipped with a warning per file" eval 'rc 0 && lines 4 err && has "maps: 3 malformed" err && has "numa_maps: 3 malformed" err && has "numa_vmas: 7 malformed" err && has "memory_tier90/nodelist: malformed" err && has "7f3a40000000"'
 nx "$P" vmas 4243
 t "vmas on a process that exits mid-read: exit 5, names the file" eval 'rc 5 && has "4243/numa_maps" err && has "is gone" err'
 nx "$P" vmas 31337
@@ -169,7 +169,7 @@ printf 'pid=2\nbogus line\n' > "$TMP/bad"
 nx "$R" filter --restore "$TMP/bad"
 t "filter --restore of a bad file: exit 1, nothing changed" eval 'rc 1 && sysctl_is "$R" pid 1 && has "line 2" err'
 nx "$R" filter --restore "$TMP/nonexistent"
-t "filter --restore of a missing file: names it" eval 'rc 4 && has nonexistent err'
+t "filter --restore of a missing file: names it" eval 'rc 2 && has nonexistent err'
 rm "$R/proc/sys/kernel/numa_balancing_filter_cpuset"; mkdir "$R/proc/sys/kernel/numa_balancing_filter_cpuset"
 nx "$R" filter pid=2 cpuset=1
 t "filter write failure rolls back the filters already set" eval '[ "$(cat "$TMP/rc")" != 0 ] && sysctl_is "$R" pid 1'
@@ -186,8 +186,8 @@ t "filter shared_folio=1 without the sysctl: exit 4, says series v2, nothing cre
 printf 'kernel.numa_balancing_filter_pid = 1\nkernel.numa_balancing_filter_shared_folio = 1\n' > "$TMP/v2.conf"
 nx "$R" filter --restore "$TMP/v2.conf"
 t "filter --restore of a v2 file without shared_folio: exit 4, rolled back" eval 'rc 4 && sysctl_is "$R" pid 2 && has "series v2" err'
-nx "$R" run --legacy -- sh -c "cat '$R/proc/sys/kernel/numa_balancing_filter_pid' '$R/proc/sys/kernel/numa_balancing_filter_cpuset'"
-t "run --legacy without shared_folio: runs with the other four, restores them" eval 'rc 0 && [ "$(tr "\n" " " < "$TMP/out")" = "1 0 " ] && sysctl_is "$R" pid 2 && sysctl_is "$R" cpuset 1 && has shared_folio err && [ ! -e "$R/proc/sys/kernel/numa_balancing_filter_shared_folio" ]'
+nx "$R" run --global --legacy -- sh -c "cat '$R/proc/sys/kernel/numa_balancing_filter_pid' '$R/proc/sys/kernel/numa_balancing_filter_cpuset'"
+t "run --global --legacy without shared_folio: runs with the other four, restores them" eval 'rc 0 && [ "$(tr "\n" " " < "$TMP/out")" = "1 0 " ] && sysctl_is "$R" pid 2 && sysctl_is "$R" cpuset 1 && has shared_folio err && [ ! -e "$R/proc/sys/kernel/numa_balancing_filter_shared_folio" ]'
 nx "$R" status -r
 t "status without shared_folio: 4/5 filter sysctls" eval 'rc 0 && has "filter_sysctls 4/5" && has "^shared_folio - absent"'
 R=$(copy unpatched-6.12)
@@ -200,41 +200,166 @@ t "filter --save on unpatched kernel: exit 4" rc 4
 
 # --- run -------------------------------------------------------------------------
 R=$(copy patched)
-nx "$R" run --filter pid=skip -f shared_ro=off -- sh -c "cat '$R/proc/sys/kernel/numa_balancing_filter_pid' '$R/proc/sys/kernel/numa_balancing_filter_shared_ro'; exit 3"
+nx "$R" run --global --filter pid=skip -f shared_ro=off -- sh -c "cat '$R/proc/sys/kernel/numa_balancing_filter_pid' '$R/proc/sys/kernel/numa_balancing_filter_shared_ro'; exit 3"
 t "run: filters changed while CMD runs" eval '[ "$(cat "$TMP/out" | tr "\n" " ")" = "1 0 " ]'
 t "run: exit status of CMD, filters restored" eval 'rc 3 && sysctl_is "$R" pid 2 && sysctl_is "$R" shared_ro 2'
 t "run: lock released and cleared" eval '[ ! -s "$R/run/numabctl.lock" ]'
-nx "$R" run --legacy -- cat "$R/proc/sys/kernel/numa_balancing_filter_shared_folio"
+nx "$R" run --global --legacy -- cat "$R/proc/sys/kernel/numa_balancing_filter_shared_folio"
 t "run --legacy: shared_folio=1 while CMD runs, restored afterwards" eval 'rc 0 && [ "$(cat "$TMP/out")" = 1 ] && sysctl_is "$R" cpuset 1 && sysctl_is "$R" pid 2 && sysctl_is "$R" shared_folio 2 && lines 0 err'
-nx "$R" run -f shared_folio=off -- true
+nx "$R" run --global -f shared_folio=off -- true
 t "run -f shared_folio=off: accepted, restored" eval 'rc 0 && sysctl_is "$R" shared_folio 2'
-nx "$R" run -f pid=1 -- /nonexistent/cmd
+nx "$R" run --global -f pid=1 -- /nonexistent/cmd
 t "run of a missing command: 127, restored" eval 'rc 127 && sysctl_is "$R" pid 2'
-nx "$R" run -f pid=9 -- true
+nx "$R" run --global -f pid=9 -- true
 t "run with an invalid filter: exit 1, CMD not run" eval 'rc 1 && sysctl_is "$R" pid 2'
 nx "$R" run -f pid=1
 t "run without CMD: exit 1" rc 1
-"$BIN" --sysroot "$R" run -f pid=0 -- sleep 30 > /dev/null 2>&1 &
+"$BIN" --sysroot "$R" run --global -f pid=0 -- sleep 30 > /dev/null 2>&1 &
 bg=$!
 i=0; while [ "$(cat "$R/proc/sys/kernel/numa_balancing_filter_pid")" != 0 ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
-nx "$R" run -f pid=1 -- true
+nx "$R" run --global -f pid=1 -- true
 t "run while another run holds the filters: exit 6" eval 'rc 6 && has "another" err && sysctl_is "$R" pid 0'
 nx "$R" filter pid=1
 t "filter while a run holds the filters: exit 6" rc 6
 kill -TERM $bg; wait $bg; st=$?
 t "run killed by SIGTERM: restores and exits 143" eval '[ $st = 143 ] && sysctl_is "$R" pid 2'
-"$BIN" --sysroot "$R" run -f cpuset=0 -- sleep 30 > /dev/null 2>&1 &
+"$BIN" --sysroot "$R" run --global -f cpuset=0 -- sleep 30 > /dev/null 2>&1 &
 bg=$!
 i=0; while [ "$(cat "$R/proc/sys/kernel/numa_balancing_filter_cpuset")" != 0 ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
 kill -INT $bg; wait $bg; st=$?
 t "run interrupted by SIGINT: restores" eval '[ $st = 130 ] && sysctl_is "$R" cpuset 1'
 # a run that died by SIGKILL left its saved values in the lock file
 printf '# numabctl run pid 1\nkernel.numa_balancing_filter_pid = 2\n' > "$R/run/numabctl.lock"; echo 0 > "$R/proc/sys/kernel/numa_balancing_filter_pid"
-nx "$R" run -f cpuset=0 -- true
+nx "$R" run --global -f cpuset=0 -- true
 t "run after a killed run: restores the values it left" eval 'rc 0 && sysctl_is "$R" pid 2 && has "died" err'
 R=$(copy unpatched-6.12)
-nx "$R" run -f pid=1 -- true
-t "run on unpatched kernel: exit 4, CMD not run" rc 4
+nx "$R" run --global -f pid=1 -- true
+t "run --global on unpatched kernel: exit 4, CMD not run" rc 4
+
+# --- per-process filters (issue 13): /proc/PID/numa_filters ----------------------
+PP=$FIX/per-process
+pf_is() { [ "$(cat "$1/proc/$2/numa_filters")" = "$3" ] || { echo "# numa_filters of $2: '$(cat "$1/proc/$2/numa_filters")', expected '$3'"; return 1; }; }
+nx "$PP" filter --pid 4242
+t "filter --pid: golden (override, effective value, source, sysctl)" eval 'rc 0 && golden filter-pid.txt && lines 0 err'
+nx "$PP" filter --pid 4242 -J
+t "filter --pid -J: golden" eval 'rc 0 && golden filter-pid.json'
+nx "$PP" filter -p 4242 cpuset -r -n -o NAME,OVERRIDE,VALUE,SOURCE,SYSTEM
+t "filter --pid PID NAME: that filter only" eval 'rc 0 && lines 1 && has "^cpuset off 0 process 1$"'
+R=$(copy per-process)
+nx "$R" filter --pid 4242 pid=inherit cpuset=on shared_folio=tier -r -n -o NAME,OVERRIDE,SOURCE
+t "filter --pid set: writes the named filters in the kernel's order, sysctls untouched" eval 'rc 0 && pf_is "$R" 4242 "pid=inherit shared_folio=2 cpuset=1" && sysctl_is "$R" pid 2 && sysctl_is "$R" cpuset 1 && has "^cpuset on process$" && has "^pid inherit system$" && [ ! -e "$R/run/numabctl.lock" ]'
+nx "$R" filter --pid 4242 --legacy
+t "filter --pid --legacy: all five" eval 'rc 0 && pf_is "$R" 4242 "pid=1 shared_ro=1 scan_delay=1 shared_folio=1 cpuset=0" && sysctl_is "$R" pid 2'
+nx "$R" filter --pid 4242 --inherit
+t "filter --pid --inherit: all five inherit" eval 'rc 0 && pf_is "$R" 4242 "pid=inherit shared_ro=inherit scan_delay=inherit shared_folio=inherit cpuset=inherit"'
+nx "$R" filter --pid 4242 --default shared_ro=skip
+t "filter --pid --default NAME=VALUE: the value on top of the preset" eval 'rc 0 && pf_is "$R" 4242 "pid=2 shared_ro=1 scan_delay=1 shared_folio=2 cpuset=1"'
+nx "$R" filter --pid 4242 cpuset=inherit pid=7
+t "filter --pid bad value: exit 1, names it, nothing written" eval 'rc 1 && has "value .7. for filter pid" err && pf_is "$R" 4242 "pid=2 shared_ro=1 scan_delay=1 shared_folio=2 cpuset=1"'
+nx "$R" filter --pid 4242 nosuch=1
+t "filter --pid unknown filter: exit 1" eval 'rc 1 && has shared_folio err'
+nx "$R" filter --pid 4242 --save "$TMP/x"
+t "filter --pid with --save: exit 1" rc 1
+nx "$R" filter --inherit
+t "filter --inherit without --pid: exit 1" rc 1
+nx "$R" filter --pid 2
+t "filter --pid of a kernel thread (empty numa_filters): exit 5, says why" eval 'rc 5 && has "kernel thread" err'
+nx "$R" filter --pid 31337
+t "filter --pid of a missing process: exit 5" eval 'rc 5 && has "is gone" err'
+nx "$R" filter --pid abc
+t "filter --pid abc: exit 1" rc 1
+R=$(copy patched)
+nx "$R" filter --pid 4242
+t "filter --pid on a kernel without numa_filters: exit 7, says what is missing" eval 'rc 7 && has "no per-process filter overrides" err'
+nx "$R" filter --pid 4242 pid=1
+t "filter --pid set on a kernel without numa_filters: exit 7, nothing created" eval 'rc 7 && [ ! -e "$R/proc/4242/numa_filters" ] && sysctl_is "$R" pid 2'
+# another user's process: EACCES at open (needs a user that is not root)
+R=$(copy per-process); chmod 644 "$R/proc/4242/numa_filters"
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null && setpriv --reuid=65534 --regid=65534 --clear-groups test -x "$BIN" 2>/dev/null && setpriv --reuid=65534 --regid=65534 --clear-groups test -r "$R/proc/4242/maps" 2>/dev/null; then
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$BIN" --sysroot "$R" filter --pid 4242 pid=1 > "$TMP/out" 2> "$TMP/err"; echo $? > "$TMP/rc"
+	t "filter --pid set on another user's process: exit 3, says run as root / ptrace" eval 'rc 3 && has "not yours" err && has "run as root" err && pf_is "$R" 4242 "pid=1 shared_ro=inherit scan_delay=inherit shared_folio=inherit cpuset=0"'
+	chmod 600 "$R/proc/4242/numa_filters"
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$BIN" --sysroot "$R" filter --pid 4242 > "$TMP/out" 2> "$TMP/err"; echo $? > "$TMP/rc"
+	t "filter --pid show of an unreadable process: exit 3, says ptrace" eval 'rc 3 && has "ptrace" err'
+	chmod 644 "$R/proc/4242/numa_filters"; chmod 600 "$R/proc/4244/numa_filters"
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$BIN" --sysroot "$R" status -r > "$TMP/out" 2> "$TMP/err"; echo $? > "$TMP/rc"
+	t "status as another user: unreadable numa_filters counted, not reported one by one" eval 'rc 0 && has "^process_overrides 1$" && has "^process_overrides_unreadable 1$" && hasnt 4244 err && has "^4242 tiered-bench pid=skip,cpuset=off$" && hasnt "^4244 "'
+else
+	skip "filter --pid on another user's process: exit 3" "needs root and setpriv to become nobody"
+	skip "filter --pid show of an unreadable process: exit 3" "needs root and setpriv"
+	skip "status as another user: unreadable counted" "needs root and setpriv"
+fi
+
+# run: per-process by default (numabctl writes <sysroot>/proc/self/numa_filters,
+# here 4242's, and executes CMD in its place)
+R=$(copy per-process)
+nx "$R" run -f pid=skip --legacy -f cpuset=on -- sh -c "cat '$R/proc/self/numa_filters' '$R/proc/sys/kernel/numa_balancing_filter_pid'; exit 3"
+t "run: per-process: CMD sees its overrides (-f on top of --legacy), sysctls unchanged, exit status of CMD" eval 'rc 3 && [ "$(tr "\n" " " < "$TMP/out")" = "pid=1 shared_ro=1 scan_delay=1 shared_folio=1 cpuset=1 2 " ] && sysctl_is "$R" pid 2 && sysctl_is "$R" cpuset 1 && lines 0 err'
+t "run: per-process: no lock taken" eval '[ ! -e "$R/run/numabctl.lock" ]'
+"$BIN" --sysroot "$R" run -f pid=1 -- sh -c 'echo $$' > "$TMP/out" 2> "$TMP/err" & bg=$!; wait $bg
+t "run: per-process: CMD runs in numabctl's place (same PID, so \$! is the workload)" eval '[ "$(cat "$TMP/out")" = "$bg" ]'
+nx "$R" run --inherit -f shared_folio=0 -- true
+t "run --inherit: every filter inherits, -f on top" eval 'rc 0 && pf_is "$R" 4242 "pid=inherit shared_ro=inherit scan_delay=inherit shared_folio=0 cpuset=inherit"'
+nx "$R" run -f pid=inherit -- true
+t "run -f pid=inherit: accepted per process" eval 'rc 0 && pf_is "$R" 4242 "pid=inherit"'
+nx "$R" run -f pid=9 -- touch "$TMP/ran"
+t "run per-process with an invalid value: exit 1, CMD not run" eval 'rc 1 && [ ! -e "$TMP/ran" ] && pf_is "$R" 4242 "pid=inherit"'
+nx "$R" run --global -f pid=inherit -- true
+t "run --global -f pid=inherit: exit 1 (no such sysctl value)" eval 'rc 1 && has "per-process" err'
+nx "$R" run --global --inherit -- true
+t "run --global --inherit: exit 1" rc 1
+nx "$R" run -f pid=1 -- /nonexistent/cmd
+t "run per-process of a missing command: 127" eval 'rc 127 && has nonexistent err'
+nx "$R" run -- sh -c 'exit 4'
+t "run without filters: just runs CMD" rc 4
+echo "pid=inherit" > "$R/proc/4242/numa_filters"
+nx "$R" run --global -f pid=1 -- cat "$R/proc/sys/kernel/numa_balancing_filter_pid"
+t "run --global on a kernel with per-process filters: the old behaviour, numa_filters untouched" eval 'rc 0 && [ "$(cat "$TMP/out")" = 1 ] && sysctl_is "$R" pid 2 && pf_is "$R" 4242 "pid=inherit"'
+rm -f "$R/proc/4242/numa_filters"; mkdir "$R/proc/4242/numa_filters"
+nx "$R" run -f pid=1 -- touch "$TMP/ran"
+t "run per-process: a failed write stops before CMD" eval '[ "$(cat "$TMP/rc")" != 0 ] && [ ! -e "$TMP/ran" ] && has numa_filters err'
+for fx in patched unpatched-6.12; do
+	R=$(copy $fx)
+	nx "$R" run -f pid=1 --legacy -- touch "$TMP/ran"
+	t "run on $fx (no numa_filters): exit 7, says what is missing and that --global changes every process" eval 'rc 7 && lines 1 err && has "proc/self/numa_filters not found" err && has "run --global" err && has "every process" err && [ ! -e "$TMP/ran" ] && [ ! -e "$R/run/numabctl.lock" ]'
+done
+R=$(copy patched)
+nx "$R" run --global -f pid=1 -- cat "$R/proc/sys/kernel/numa_balancing_filter_pid"
+t "run --global on a kernel without numa_filters: still works" eval 'rc 0 && [ "$(cat "$TMP/out")" = 1 ] && sysctl_is "$R" pid 2'
+
+# the effective filters on the numa_vmas mm line
+nx "$PP" vmas 4242
+t "vmas: the effective filters and their source above the table" eval 'rc 0 && [ "$(head -1 "$TMP/out")" = "filters: pid=skip(process) shared_ro=tier(system) scan_delay=on(system) shared_folio=tier(system) cpuset=off(process)" ] && has "^START "'
+nx "$PP" vmas -n -r -o START 4242
+t "vmas -n: no filters line (rows only)" eval 'rc 0 && lines 9 && hasnt filters'
+nx "$PP" vmas -J -o START 4242
+t "vmas -J: the effective filters as an object" eval 'rc 0 && has "\"filters\": \[" && has "\"source\": \"process\"" && has "\"vmas\": \["'
+if command -v python3 > /dev/null; then
+	t "vmas -J with filters is valid JSON" python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert [f['value'] for f in d['filters']] == [1,2,1,2,0] and d['filters'][4]['source'] == 'process' and len(d['vmas']) == 9" "$TMP/out"
+else
+	skip "vmas -J with filters is valid JSON" "python3 not installed"
+fi
+nx "$P" vmas 4242
+t "vmas on a kernel without the mm-line filters: no filters line" eval 'rc 0 && hasnt "^filters:"'
+R=$(copy per-process); sed -i '1s/ filter_cpuset=0:process//; 1s/filter_pid=1:process/filter_pid=1:cgroup/' "$R/proc/4242/numa_vmas"
+nx "$R" vmas 4242
+t "vmas: a filter missing from the mm line or an unknown source is unknown, not system" eval 'rc 0 && has "^filters: pid=skip(unknown) .* cpuset=unknown$"'
+
+# status and report list the overrides
+nx "$PP" status -r
+t "status: numa_filters supported, processes with overrides listed (kernel thread, gone and all-inherit ones not)" eval 'rc 0 && has "^numa_filters yes$" && has "^process_overrides 2$" && hasnt unreadable && has "^4242 tiered-bench pid=skip,cpuset=off$" && has "^4244 batch-job shared_ro=skip$" && hasnt "^4245 " && hasnt "^2 kthreadd" && lines 0 err'
+nx "$P" status -r
+t "status on a kernel without numa_filters: says so, no list" eval 'rc 0 && has "^numa_filters no$" && hasnt process_overrides'
+nx "$PP" report 4242 -d 0 --no-trace
+t "report: the process's numa_filters and effective filters, and the processes with overrides" eval 'rc 0 && has "^Filters of process 4242" && has "^pid  *skip  *1 process  *2$" && has "^shared_ro  *inherit  *2 system  *2$" && has "^ *4244 batch-job *shared_ro=skip$"'
+nx "$PP" report 4242 -d 0 --no-trace -J -w "$TMP/r.json"
+if command -v python3 > /dev/null; then
+	t "report -J: process_filters and overrides" python3 -c "import json,sys; d=json.load(open(sys.argv[1])); pf={f['name']: f for f in d['process_filters']}; assert pf['cpuset']['override'] == 'off' and pf['cpuset']['effective'] == 0 and pf['cpuset']['source'] == 'process' and [o['pid'] for o in d['overrides']] == [4242, 4244]" "$TMP/r.json"
+else
+	skip "report -J: process_filters and overrides" "python3 not installed"
+fi
+nx "$P" report 4242 -d 0 --no-trace
+t "report on a kernel without per-process filters: overrides absent, sources unknown" eval 'rc 0 && has "^pid  *absent  *- unknown  *2$"'
 
 # --- trace ---------------------------------------------------------------------
 TR=$FIX/trace-4242.txt
@@ -262,7 +387,7 @@ t "trace with a negative duration: exit 1" rc 1
 nx "$P" watch 4242 -i 0.05 -n 2 -r -o SAMPLE,WHAT,SEQ,SLOW,VERDICT
 t "watch -n 2: two samples of process + top 3 VMAs" eval 'rc 0 && lines 9 && [ "$(grep -c "^2 " "$TMP/out")" = 4 ] && has "^2 7f3a40000000.*anon *128M stranded"'
 nx "$P" watch 4242 -i 0.05 --count 1 --top 0 -J
-t "watch -J --top 0: one process row in JSON" eval 'rc 0 && has "\"samples\"" && has "\"stranded\": 134299648" && [ "$(grep -c "\"sample\"" "$TMP/out")" = 1 ]'
+t "watch -J --top 0: one process row in JSON" eval 'rc 0 && lines 1 && has "\"stranded\":134299648" && [ "$(grep -c "\"sample\":1," "$TMP/out")" = 1 ]'
 R=$(copy patched)
 "$BIN" --sysroot "$R" watch 4242 -i 1.5 -n 1 -r -o WHAT,PROMOTED,SLOW,dSLOW > "$TMP/out" 2>&1 &
 bg=$!; sleep 0.6
@@ -281,9 +406,9 @@ t "report: every section present" eval 'rc 0 && has "^Report:" && has "^Support:
 t "report: the filters include shared_folio" has "^shared_folio *2 tier"
 t "report: the promo_backoff skip counter over the interval" has "^numa_vma_skip_promo_backoff *31 *31 *0$"
 t "report: kernel, cmdline, sched and cpuset content" eval 'has "6.12.0-numab" && has "numa_balancing=enable" && has "mm->numa_scan_seq *412" && has "cpuset.mems.effective 0-1" && has "pid_inactive *3"'
-nx "$P" report 4242 -d 0 -J -o "$TMP/report.json"
-t "report -J -o FILE: written, stdout empty, no temp file left" eval 'rc 0 && lines 0 && [ -s "$TMP/report.json" ] && [ -z "$(ls "$TMP" | grep "report.json\\.")" ]'
-t "report -J: one JSON object with every section" eval '(for s in report support nodes tunables filters vmstat vmas_start vmas_end skips sched cgroup; do grep -q "^   \"$s\": \\[" "$TMP/report.json" || { echo "# no $s"; exit 1; }; done) && [ "$(head -c1 "$TMP/report.json")" = "{" ] && [ "$(tail -n1 "$TMP/report.json")" = "}" ]'
+nx "$P" report 4242 -d 0 -J -w "$TMP/report.json"
+t "report -J -w FILE: written, stdout empty, no temp file left" eval 'rc 0 && lines 0 && [ -s "$TMP/report.json" ] && [ -z "$(ls "$TMP" | grep "report.json\\.")" ]'
+t "report -J: one JSON object with every section" eval '(for s in report support nodes tunables filters counters vmas_start vmas_end skips sched cgroup; do grep -q "^  \"$s\": \\[" "$TMP/report.json" || { echo "# no $s"; exit 1; }; done) && [ "$(head -c1 "$TMP/report.json")" = "{" ] && [ "$(tail -n1 "$TMP/report.json")" = "}" ]'
 t "report -J: untraced interval says why" eval 'grep -q "not traced" "$TMP/report.json"'
 if command -v python3 > /dev/null; then
 	t "report -J is valid JSON" python3 -c "import json,sys; json.load(open(sys.argv[1]))" "$TMP/report.json"
@@ -292,7 +417,7 @@ else
 fi
 nx "$U" report 4242 -d 0 --no-trace
 t "report on unpatched kernel: says what is missing" eval 'rc 0 && has "kernel lacks the numab" && has "(--no-trace)" && lines 1 err'
-nx "$P" report 4242 -d 0 -o /nonexistent/dir/r.txt
+nx "$P" report 4242 -d 0 -w /nonexistent/dir/r.txt
 t "report to an unwritable place: error names the file" eval '[ "$(cat "$TMP/rc")" != 0 ] && has /nonexistent/dir err'
 nx "$P" report 31337 -d 0
 t "report on a missing process: exit 5" rc 5
@@ -352,7 +477,7 @@ t "live: vmas of a process that has exited: exit 5" eval 'rc 5 && has "is gone" 
 
 t "every command has --help (exit 0)" eval '(for c in status vmas filter run watch trace report; do "$BIN" $c --help > "$TMP/out" 2>&1 && grep -q "^Usage: numabctl $c" "$TMP/out" || { echo "# $c"; exit 1; }; done)'
 nx "$P" vmas --bogus-option 4242
-t "unknown option: exit 1 with usage" eval 'rc 1 && has "^Usage:" err'
+t "unknown option: exit 1, says which, with a hint" eval 'rc 1 && has "unknown option .--bogus-option." err && has "^Try .numabctl vmas --help." err'
 
 # --- scale and order ---------------------------------------------------------------
 # the kernel prints in address order, but the join must not depend on it

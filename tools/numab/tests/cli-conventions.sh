@@ -1,0 +1,159 @@
+# SPDX-License-Identifier: GPL-2.0
+# CLI tests of issue 15: correct data, honest errors, the conventions of
+# util-linux, numastat and bpftool.  Sourced by tests/check.sh (its helpers).
+P=$FIX/patched U=$FIX/unpatched-6.12 M=$FIX/malformed
+# json EXPR: python3 evaluates EXPR on d, the JSON document on stdout
+json() {
+	command -v python3 > /dev/null || { echo "# python3 not installed"; return 1; }
+	python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+sys.exit(0 if eval(sys.argv[2]) else 1)' "$TMP/out" "$1" || { echo "# false: $1"; diag "$TMP/out"; return 1; }
+}
+errs() {	# exactly $1 lines on stderr start with "numabctl:"
+	[ "$(grep -c '^numabctl:' "$TMP/err")" = "$1" ] || { echo "# expected $1 numabctl: lines"; diag "$TMP/err"; return 1; }
+}
+
+# --- wrong data ----------------------------------------------------------------
+nx "$P" status -J
+t "status -J: CPUS is a boolean, false for the CPU-less node" json '[n["cpus"] for n in d["nodes"]] == [True, False]'
+t "status -J: tunables and counters are numbers" json 'all(type(r["value"]) is int for r in d["tunables"] + d["counters"])'
+t "status -J: the section is 'counters' as in text, no 'vmstat'" json '"counters" in d and "vmstat" not in d'
+nx "$P" status --json=compact
+t "--json=compact: one line" eval 'rc 0 && lines 1 && json "d[\"nodes\"][1][\"cpus\"] is False"'
+nx "$P" watch 4242 -i 0.05 -n 1 -J
+t "watch -J: type and id in their own members" json 'd["rows"][0]["type"] == "process" and d["rows"][0]["pid"] == 4242 and d["rows"][1]["type"] == "vma" and d["rows"][1]["start"] == "7f3a40000000" and "what" not in d["rows"][0]'
+nx "$U" watch 4242 -i 0.05 -n 1 -J --top 0
+t "watch without numa_vmas: stranded is null in JSON" json 'd["rows"][0]["stranded"] is None'
+nx "$U" watch 4242 -i 0.05 -n 1 -r -o WHAT,SLOW,STRANDED --top 0
+t "watch without numa_vmas: STRANDED is '-' in text" eval 'rc 0 && has "^process\\\\x204242 [0-9.]*[KMG] -$" && hasnt " 0B$"'
+nx "$M" vmas -r -o START,FAST,SLOW 4242
+t "malformed: a 4K VMA with more pages than it holds shows no 16E" eval 'rc 0 && hasnt 16E && has "^7f3b00000000 *$"'
+t "malformed: a garbage tier nodelist is reported once, FAST/SLOW not guessed" eval 'grep -c "memory_tier90/nodelist: malformed" "$TMP/err" | grep -qx 1 && hasnt "^7f3a40000000 [0-9]"'
+nx "$M" status -r -o NODE,TIER,CLASS
+t "malformed: node 1 of the garbage tier has class '-', not fast" eval 'rc 0 && has "^1 - -$"'
+nx "$P" vmas -r -n -o +NAME 4242
+t "-o +NAME with NAME shown: the second NAME column prints" eval 'rc 0 && has "^55d0c0a00000 .* /usr/bin/tiered-bench .* /usr/bin/tiered-bench$"'
+nx "$P" vmas -J -o START,START 4242
+t "-J -o START,START: both members have the value" eval 'rc 0 && [ "$(grep -c "\"start\": \"55d0c0a00000\"" "$TMP/out")" = 2 ] && hasnt null'
+NUMABCTL_CHUNK=0 nx "$P" vmas -J -o START,START 4242
+t "-J -o START,START (json-c for every row): both members" eval 'rc 0 && [ "$(grep -c "\"start\": \"55d0c0a00000\"" "$TMP/out")" = 2 ]'
+
+# --- honest errors: absent, unreadable and malformed ------------------------------
+R=$(copy patched)
+rm "$R/proc/sys/kernel/numa_balancing_filter_cpuset"; mkdir "$R/proc/sys/kernel/numa_balancing_filter_cpuset"
+echo bogus > "$R/proc/sys/kernel/numa_balancing_filter_shared_ro"
+rm "$R/proc/sys/kernel/numa_balancing_filter_shared_folio"
+nx "$R" filter -r -n -o NAME,VALUE,SETTING
+t "filter: absent, unreadable and malformed sysctls told apart" eval 'rc 0 && has "^cpuset - unreadable$" && has "^shared_ro - malformed$" && has "^shared_folio - absent$"'
+nx "$R" status -r
+t "status: an unreadable sysctl is not 'not provided by this kernel'" eval 'rc 0 && has "^cpuset .*cannot.*read.*it" && has "filter_sysctls 4/5"'
+R2=$(copy patched); rm "$R2/proc/vmstat"; mkdir "$R2/proc/vmstat"
+nx "$R2" status -r
+t "status: an unreadable /proc/vmstat is said once, counters not claimed absent" eval 'rc 0 && errs 1 && has "vmstat: cannot read" err && has "skip_counters unknown" && hasnt "^Counters:"'
+nx "$P" filter --restore "$TMP/nonexist"
+t "filter --restore of a missing file: the user's file, not the kernel's" eval 'rc 2 && has "nonexist: No such file" err && hasnt kernel err'
+nx "$P" report 4242 -d 0 --no-trace -w /nonexist/x
+t "report -w into a missing directory: the user's file" eval 'rc 2 && has "/nonexist/x: No such file" err && hasnt kernel err'
+nx "$P" trace 4242 -i /nonexist
+t "trace -i of a missing file: the user's file" eval 'rc 2 && has "/nonexist: No such file" err && hasnt kernel err'
+if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null && setpriv --reuid=65534 --regid=65534 --clear-groups test -x "$BIN" 2> /dev/null; then
+	mkdir -p "$TMP/ro"; chmod 755 "$TMP/ro"
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$BIN" --sysroot "$P" filter --save "$TMP/ro/saved" > "$TMP/out" 2> "$TMP/err"; echo $? > "$TMP/rc"
+	t "filter --save into a directory the user cannot write: permission denied, no 'run as root'" eval 'rc 3 && has "Permission denied" err && hasnt "run as root" err'
+else
+	skip "filter --save into an unwritable directory" "needs root (to become nobody) and setpriv"
+fi
+nx /nonexistent status
+t "--sysroot that does not exist: exit 1, said" eval 'rc 1 && has "sysroot /nonexistent: No such file" err'
+R=$(copy patched); mkdir -p "$R/proc/2"; : > "$R/proc/2/maps"; echo kthreadd > "$R/proc/2/comm"
+printf 'Name:\tkthreadd\nState:\tS (sleeping)\nKthread:\t1\n' > "$R/proc/2/status"
+nx "$R" vmas 2
+t "vmas of a kernel thread: named as one, no address space" eval 'rc 2 && has "process 2 (kthreadd) is a kernel thread: it has no address space" err && lines 0'
+if [ -w /dev/full ]; then
+	"$BIN" --sysroot "$P" status > /dev/full 2> "$TMP/err"; echo $? > "$TMP/rc"
+	t "status > /dev/full: write error, exit 2 (close_stdout)" eval 'rc 2 && has "write error: No space left" err'
+else
+	skip "status > /dev/full" "no /dev/full"
+fi
+
+# --- conflicting and ignored options --------------------------------------------
+nx "$P" vmas -J -r 4242
+t "-J with -r: exit 1" eval 'rc 1 && lines 0 && has "cannot be used together" err'
+nx "$P" vmas -J -P 4242
+t "-J with -P: exit 1" rc 1
+R=$(copy patched)
+nx "$R" filter --save "$TMP/s" pid=1
+t "filter --save with an assignment: exit 1, nothing written or set" eval 'rc 1 && [ ! -e "$TMP/s" ] && sysctl_is "$R" pid 2'
+nx "$R" filter --legacy --default
+t "filter --legacy --default: exit 1, nothing set" eval 'rc 1 && sysctl_is "$R" pid 2 && has "cannot be used together" err'
+nx "$P" status -r -n -o NODE,CLASS
+t "status -o: the node table has the columns asked for" eval 'rc 0 && has "^0 fast$" && has "^1 slow$"'
+nx "$P" vmas -o "" 4242
+t "empty -o: exit 1" eval 'rc 1 && has "needs a list of columns" err'
+nx "$P" -o "$TMP/r" report 4242 -d 0 --no-trace
+t "-o before report (no columns there): exit 1, no file" eval 'rc 1 && [ ! -e "$TMP/r" ] && has "no columns" err'
+nx "$P" report -o "$TMP/r" 4242 -d 0 --no-trace
+t "report -o FILE: -o is columns everywhere, report has none: exit 1" eval 'rc 1 && [ ! -e "$TMP/r" ]'
+nx "$P" vmas -m 99999999999999999999 4242
+t "vmas -m out of range: exit 1" eval 'rc 1 && has "invalid --min-size" err'
+
+# --- error style -------------------------------------------------------------------
+nx "$P" watch 4242 -i -1
+t "watch -i -1: one message" eval 'rc 1 && errs 1'
+nx "$P" vmas --bogus 4242
+t "unknown option: one message and a Try hint, not the whole usage" eval 'rc 1 && errs 1 && has "unknown option .--bogus." err && has "^Try .numabctl vmas --help." err && hasnt "^Usage" err'
+nx "$P" vmas 4242 4243
+t "two PIDs where one is expected: says so" eval 'rc 1 && has "one PID expected" err'
+nx "$P" vmas -o
+t "option without its argument: says which" eval 'rc 1 && has "needs an argument" err'
+R=$(copy patched)
+nx "$R" filter pid=bad; cp "$TMP/err" "$TMP/err1"
+nx "$R" run --global -f pid=bad -- true
+t "filter pid=bad and run -f pid=bad: the same wording" eval 'rc 1 && grep -q "invalid value .bad. for filter pid (off|skip|tier or 0..2" "$TMP/err1" && has "invalid value .bad. for filter pid (off|skip|tier or 0..2" err'
+R=$(copy patched); mkdir -p "$R/run"; : > "$R/run/numabctl.lock"
+if command -v flock > /dev/null; then
+	flock "$R/run/numabctl.lock" sleep 3 & fl=$!; sleep 0.3
+	nx "$R" run --global -f pid=1 -- true
+	t "run while the filters are held: exit 6, no option run lacks" eval 'rc 6 && hasnt "use --force" err && has "filter --force" err'
+	kill $fl 2> /dev/null; wait $fl 2> /dev/null
+else
+	skip "run while the filters are held" "flock is not installed"
+fi
+
+# --- '-' is stdin or stdout ----------------------------------------------------------
+R=$(copy patched)
+(cd "$TMP" && "$BIN" --sysroot "$R" filter --save - > "$TMP/out" 2> "$TMP/err"); echo $? > "$TMP/rc"
+t "filter --save -: to stdout, no file named -" eval 'rc 0 && has "^kernel.numa_balancing_filter_pid = 2$" && [ ! -e "$TMP/-" ]'
+echo "kernel.numa_balancing_filter_pid = 1" | "$BIN" --sysroot "$R" filter --restore - > "$TMP/out" 2> "$TMP/err"; echo $? > "$TMP/rc"
+t "filter --restore -: from stdin" eval 'rc 0 && sysctl_is "$R" pid 1'
+nx "$P" report 4242 -d 0 --no-trace -w -
+t "report -w -: to stdout" eval 'rc 0 && has "^Report:"'
+
+# --- the filter rollback gap ------------------------------------------------------------
+R=$(copy patched)
+rm "$R/proc/sys/kernel/numa_balancing_filter_cpuset"; mkdir "$R/proc/sys/kernel/numa_balancing_filter_cpuset"
+nx "$R" filter scan_delay=0 cpuset=0
+t "filter with an unreadable old value: refused before any write" eval 'rc 2 && sysctl_is "$R" scan_delay 1 && has "filter_cpuset: the current value is unreadable" err'
+R=$(copy patched); echo garbage > "$R/proc/sys/kernel/numa_balancing_filter_pid"
+nx "$R" filter scan_delay=0 pid=1
+t "filter with a malformed old value: refused, nothing written" eval 'rc 2 && sysctl_is "$R" scan_delay 1 && [ "$(cat "$R/proc/sys/kernel/numa_balancing_filter_pid")" = garbage ]'
+
+# --- conventions: bpftool, lsblk, numastat --------------------------------------------
+nx "$P" help vmas; cp "$TMP/out" "$TMP/h1"
+nx "$P" vmas help
+t "numabctl help vmas and numabctl vmas help: the command's help" eval 'rc 0 && has "^Usage: numabctl vmas" && cmp -s "$TMP/h1" "$TMP/out"'
+ncols=$("$BIN" vmas --help | sed -n '/^Available output columns/,$p' | grep -c '^ *[A-Z_%]*  ')
+nx "$P" vmas --list-columns
+t "--list-columns: every column, one a line" eval 'rc 0 && [ $ncols -gt 20 ] && lines $ncols && has "^ *PIDBITS "'
+nx "$P" vmas -H
+t "-H is --list-columns" eval 'rc 0 && lines $ncols'
+nx "$P" vmas --output-all -r 4242
+t "--output-all: every column" eval 'rc 0 && [ "$(head -1 "$TMP/out" | wc -w)" = $ncols ] && has "^START END SIZE PERMS NAME FAST SLOW SLOW% FILTER STATE SEQS PSEQS START_SEQ .* VERDICT WHY"'
+nx "$P" vmas -x NAME -r -n -o NAME 4242
+t "-x COL: ascending by any column" eval 'rc 0 && [ "$(head -1 "$TMP/out")" = "/memfd:big\\x20(deleted)" ] && [ "$(tail -1 "$TMP/out")" = "anon" ]'
+nx "$P" vmas -P -o START,VERDICT 4242
+t "-P: NAME=\"value\" pairs" eval 'rc 0 && has "^START=\"55d0c0a00000\" VERDICT=\"skipped:shared_ro\"$"'
+nx "$P" filter -x VALUE -r -n -o NAME
+t "-x COL not shown: sorts by it, hidden (lsblk)" eval 'rc 0 && [ "$(head -1 "$TMP/out")" = scan_delay ] && [ "$(tail -1 "$TMP/out")" = shared_folio ]'
+nx "$P" filter -x VALUE -J -o NAME
+t "-x COL not shown: not in JSON either" eval 'rc 0 && json "d[\"filters\"][0] == {\"name\": \"scan_delay\"}"'
