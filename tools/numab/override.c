@@ -275,7 +275,7 @@ int nx_pf_write(pid_t pid, const int *val, const bool *set)
 /* --- filter --pid ---------------------------------------------------------- */
 
 enum { PC_NAME, PC_OVERRIDE, PC_VALUE, PC_SETTING, PC_SOURCE, PC_SYSTEM, PC_SYSCTL };
-static const struct nx_colspec pf_cols[] = {
+const struct nx_colspec nx_pf_cols[] = {
 	[PC_NAME] = { "NAME", 10, 0, SCOLS_JSON_STRING, "filter name" },
 	[PC_OVERRIDE] = { "OVERRIDE", 7, 0, SCOLS_JSON_STRING,
 			  "the process's override: inherit, off, skip, tier, on" },
@@ -287,6 +287,7 @@ static const struct nx_colspec pf_cols[] = {
 	[PC_SYSTEM] = { "SYSTEM", 3, SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER, "sysctl value" },
 	[PC_SYSCTL] = { "SYSCTL", 30, 0, SCOLS_JSON_STRING, "sysctl name" },
 };
+const size_t nx_pf_ncols = sizeof(nx_pf_cols) / sizeof(nx_pf_cols[0]);
 
 static const char *null_or_dash(void)
 {
@@ -306,7 +307,7 @@ int nx_pf_show(pid_t pid, const bool *only)
 		return nx_pf_read_error(pid, path, r);
 	}
 	nx_filters_read(&sys);
-	if (nx_table_init(&t, "process_filters", pf_cols, sizeof(pf_cols) / sizeof(pf_cols[0]),
+	if (nx_table_init(&t, "process_filters", nx_pf_cols, nx_pf_ncols,
 			  "NAME,OVERRIDE,VALUE,SETTING,SOURCE,SYSTEM", nx_opt.columns))
 		return NX_EUSAGE;
 	for (int k = 0; k < NX_NFILTERS; k++) {

@@ -33,7 +33,9 @@ int nx_pf_write_error(pid_t pid, const char *path, int err, bool at_open,
 		      const int *val, const bool *set);
 /* the message and exit code for errno @err reading @pid's numa_filters */
 int nx_pf_read_error(pid_t pid, const char *path, int err);
-/* filter --pid: @pid's overrides and effective values (@only: NULL or the filters to list) */
+/* filter --pid: its columns, and @pid's overrides and effective values (@only: NULL or the filters to list) */
+extern const struct nx_colspec nx_pf_cols[];
+extern const size_t nx_pf_ncols;
 int nx_pf_show(pid_t pid, const bool *only);
 /* status (and report): a support row, then the processes that have an override */
 void nx_pf_status_row(struct nx_table *support);
