@@ -157,3 +157,19 @@ nx "$P" filter -x VALUE -r -n -o NAME
 t "-x COL not shown: sorts by it, hidden (lsblk)" eval 'rc 0 && [ "$(head -1 "$TMP/out")" = scan_delay ] && [ "$(tail -1 "$TMP/out")" = shared_folio ]'
 nx "$P" filter -x VALUE -J -o NAME
 t "-x COL not shown: not in JSON either" eval 'rc 0 && json "d[\"filters\"][0] == {\"name\": \"scan_delay\"}"'
+
+# --- completion: +COL, -x COL ------------------------------------------------------------
+COMP=$(pwd)/bash-completion/numabctl
+mkdir -p "$TMP/bin"; ln -sf "$BIN" "$TMP/bin/numabctl"
+if [ -r /usr/share/bash-completion/bash_completion ]; then
+	PATH="$TMP/bin:$PATH" bash -c '. /usr/share/bash-completion/bash_completion; . "$1"
+		COMP_WORDS=(numabctl vmas -o +FA); COMP_CWORD=3; COMP_LINE="numabctl vmas -o +FA"; COMP_POINT=${#COMP_LINE}
+		_numabctl; printf "%s\n" "${COMPREPLY[@]}"
+		COMP_WORDS=(numabctl vmas -o +FAST,VER); COMP_CWORD=3; COMP_LINE="numabctl vmas -o +FAST,VER"; COMP_POINT=${#COMP_LINE}
+		_numabctl; printf "%s\n" "${COMPREPLY[@]}"
+		COMP_WORDS=(numabctl status -x US); COMP_CWORD=3; COMP_LINE="numabctl status -x US"; COMP_POINT=${#COMP_LINE}
+		_numabctl; printf "%s\n" "${COMPREPLY[@]}"' _ "$COMP" > "$TMP/out" 2>&1
+	t "bash completion: -o +COL and +COL,COL complete, -x takes the command's columns" eval 'has "^+FAST$" && has "^+FAST,VERDICT$" && has "^USED%$"'
+else
+	skip "bash completion: -o +COL" "bash-completion is not installed (scripts/deps installs it)"
+fi
