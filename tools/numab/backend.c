@@ -99,7 +99,14 @@ bool nx_pid_release(const struct nx_numab_vma *v, const struct nx_numab_mm *mm,
 		return false;
 	/* the fallback: scanned once numa_scan_seq > prev_scan_seq + nr_threads */
 	horizon = v->prev_seq + t->nr;
-	*release_in = seq > horizon ? 0 : horizon + 1 - seq;
+	/*
+	 * Overdue by more than the sequence in progress: something else
+	 * keeps it unscanned (a pass that never gets there, another
+	 * kernel's rules); no prediction.
+	 */
+	if (seq > horizon + 1)
+		return false;
+	*release_in = horizon + 1 - seq;
 	return true;
 }
 
@@ -117,14 +124,16 @@ static long sched_scan_seq(pid_t pid)
 void nx_scan_rate_measure(pid_t pid, double max_sec, struct nx_scan_rate *r)
 {
 	const double poll = 0.05;
-	double t0 = nx_now(), first = 0, last = 0, now;
+	double t0 = nx_now(), at[5], now, mean, dev = 0;
 	long seq = sched_scan_seq(pid), s;
+	int k = 0;
 
 	memset(r, 0, sizeof(*r));
 	if (seq < 0) {
 		snprintf(r->how, sizeof(r->how), "no mm->numa_scan_seq in /proc/%d/sched", (int)pid);
 		return;
 	}
+	/* the times of up to 5 increments: 4 whole sequences between them */
 	do {
 		nx_sleep(poll);
 		now = nx_now();
@@ -132,24 +141,28 @@ void nx_scan_rate_measure(pid_t pid, double max_sec, struct nx_scan_rate *r)
 		if (s < 0)
 			break;
 		if (s != seq) {
-			if (!r->changes)
-				first = now;
-			last = now;
+			at[k++] = now;
 			r->changes += (int)(s > seq ? s - seq : 1);
 			seq = s;
 		}
-	} while (r->changes < 3 && now - t0 < max_sec);
+	} while (k < 5 && now - t0 < max_sec);
 	r->window = nx_now() - t0;
-	if (r->changes < 2 || last <= first) {
+	if (k < 3 || r->changes != k) {
 		snprintf(r->how, sizeof(r->how), "%d sequence(s) in %.0f s: rate unknown",
 			 r->changes, r->window);
 		return;
 	}
-	/* the first change is one increment, so changes - 1 after it */
-	r->sec_per_seq = (last - first) / (r->changes - 1);
-	r->err = 2 * poll / (r->changes - 1);
-	snprintf(r->how, sizeof(r->how), "%.2f s per sequence, measured over %d sequences",
-		 r->sec_per_seq, r->changes - 1);
+	/* the mean of the whole sequences seen, +- their spread and the polling */
+	mean = (at[k - 1] - at[0]) / (k - 1);
+	for (int i = 1; i < k; i++) {
+		double d = at[i] - at[i - 1] - mean;
+
+		dev = d < 0 ? (-d > dev ? -d : dev) : (d > dev ? d : dev);
+	}
+	r->sec_per_seq = mean;
+	r->err = dev + 2 * poll;
+	snprintf(r->how, sizeof(r->how), "%.2f s per sequence (+-%.2f), measured over %d sequences",
+		 r->sec_per_seq, r->err, k - 1);
 }
 
 void nx_release_predict(struct nx_vmlist *l)
@@ -178,13 +191,42 @@ void nx_release_text(const struct nx_vma *v, const struct nx_vmlist *l, char *bu
 		buf[0] = '\0';
 		return;
 	}
+	if (v->release_in == 0) {
+		snprintf(buf, sz, "due for the legacy fallback in this sequence");
+		return;
+	}
 	if (l->sec_per_seq > 0) {
+		char e[32];
+
+		/* +- one sequence (where in it the scan reaches the VMA) and the spread */
 		nx_fmt_duration((double)v->release_in * l->sec_per_seq, d, sizeof(d));
+		nx_fmt_duration((double)v->release_in * l->rate_err + l->sec_per_seq, e, sizeof(e));
 		snprintf(buf, sz, "released by the legacy fallback in about %lld sequences "
-			 "(about %s)", (long long)v->release_in, d);
+			 "(about %s, +-%s)", (long long)v->release_in, d, e);
 	} else {
 		snprintf(buf, sz, "released by the legacy fallback in about %lld sequences",
 			 (long long)v->release_in);
+	}
+}
+
+void nx_backend_status(struct nx_table *t)
+{
+	char path[4096], why[200];
+	bool nv;
+
+	nx_path(path, sizeof(path), "/proc/self/numa_vmas");
+	nv = nx_exists(path);
+	if (nx_opt.sysroot[0]) {
+		nx_kv_add(t, "scan_state", "%s", nv ? "numa_vmas" : "none");
+		nx_kv_add(t, "bpf_backend", "- (--sysroot)");
+		return;
+	}
+	if (nx_bpf_usable(why, sizeof(why))) {
+		nx_kv_add(t, "scan_state", "%s", nv ? "numa_vmas" : "none (residency only)");
+		nx_kv_add(t, "bpf_backend", "no: %s", why);
+	} else {
+		nx_kv_add(t, "scan_state", "%s", nv ? "numa_vmas" : "bpf");
+		nx_kv_add(t, "bpf_backend", "yes");
 	}
 }
 
@@ -278,9 +320,13 @@ bool nx_vmas_backend_done(struct nx_vmlist *l)
 {
 	struct nx_scan_rate rate;
 	bool need = false;
+	long seq;
 
 	if (l->backend == NX_BACKEND_BPF)
 		nx_warn("%s", l->backend_note);
+	if (getenv("NUMABCTL_TIMING"))
+		nx_warn("scan state of %zu VMAs read in %.6f s (backend %s)", l->n,
+			l->state_seconds, nx_backend_name(l->backend));
 	if (dump_numa_vmas) {
 		dump(l, stdout);
 		return true;
@@ -290,6 +336,18 @@ bool nx_vmas_backend_done(struct nx_vmlist *l)
 	if (!need || rate_max_sec <= 0 || nx_opt.sysroot[0])
 		return false;
 	nx_scan_rate_measure(l->pid, rate_max_sec, &rate);
+	/* the predictions count from now, the end of the measurement */
+	seq = sched_scan_seq(l->pid);
+	if (seq > (long)l->mm.scan_seq)
+		for (size_t i = 0; i < l->n; i++) {
+			struct nx_vma *v = &l->v[i];
+
+			if (v->release_in < 0)
+				continue;
+			v->release_in -= seq - (long)l->mm.scan_seq;
+			if (v->release_in < 0)
+				v->release_in = 0;
+		}
 	l->sec_per_seq = rate.sec_per_seq;
 	l->rate_err = rate.err;
 	snprintf(l->rate_how, sizeof(l->rate_how), "%s", rate.how);
@@ -298,7 +356,8 @@ bool nx_vmas_backend_done(struct nx_vmlist *l)
 }
 
 void nx_release_cells(const struct nx_vma *v, const struct nx_vmlist *l, const char **cells,
-		      int col_seqs, int col_sec, char *buf_seqs, char *buf_sec)
+		      int col_seqs, int col_sec, int col_err, char *buf_seqs, char *buf_sec,
+		      char *buf_err)
 {
 	if (v->release_in < 0)
 		return;
@@ -307,6 +366,8 @@ void nx_release_cells(const struct nx_vma *v, const struct nx_vmlist *l, const c
 	if (l->sec_per_seq > 0) {
 		snprintf(buf_sec, 32, "%.0f", (double)v->release_in * l->sec_per_seq);
 		cells[col_sec] = buf_sec;
+		snprintf(buf_err, 32, "%.0f", (double)v->release_in * l->rate_err + l->sec_per_seq);
+		cells[col_err] = buf_err;
 	}
 }
 
@@ -449,7 +510,7 @@ static int bpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 	n = strlen(buf);
 	while (n && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
 		buf[--n] = '\0';
-	snprintf(bpf_last_msg, sizeof(bpf_last_msg), "%s", buf);
+	snprintf(bpf_last_msg, sizeof(bpf_last_msg), "%.200s", buf);
 	return 0;
 }
 

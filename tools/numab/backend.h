@@ -51,9 +51,22 @@ struct nx_vma;
  * if a prediction needs it; true if --numa-vmas printed everything.
  */
 bool nx_vmas_backend_done(struct nx_vmlist *l);
-/* the RELEASE and RELEASE_S cells of @v (bufs of at least 32 bytes) */
+/*
+ * The RELEASE, RELEASE_S and RELEASE_ERR cells of @v (bufs of at least 32
+ * bytes): the error is +- one sequence and the spread of the measured
+ * sequence lengths over the sequences to wait.
+ */
 void nx_release_cells(const struct nx_vma *v, const struct nx_vmlist *l, const char **cells,
-		      int col_seqs, int col_sec, char *buf_seqs, char *buf_sec);
+		      int col_seqs, int col_sec, int col_err, char *buf_seqs, char *buf_sec,
+		      char *buf_err);
+
+struct nx_table;
+/*
+ * status: "scan_state" (the backend vmas picks: numa_vmas, bpf or none)
+ * and "bpf_backend" (yes, or why not: not built, no BTF, privileges,
+ * lockdown)
+ */
+void nx_backend_status(struct nx_table *t);
 
 /* was numabctl built with the BPF backend (clang, libbpf, bpftool)? */
 bool nx_bpf_built(void);

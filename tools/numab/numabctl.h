@@ -241,10 +241,10 @@ struct nx_vmlist {
 	bool tiers_unknown;	/* a malformed tier nodelist: FAST and SLOW unknown */
 	unsigned long bad_lines;
 	unsigned int stale;	/* sequences without a scan that strand a VMA */
-	char missing[320];	/* one-line degraded-mode explanation */
+	char missing[448];	/* one-line degraded-mode explanation */
 	/* backend.c: where the scan state came from, the fallback's prediction */
 	int backend;		/* NX_BACKEND_*: numa_vmas, bpf or none */
-	char backend_note[200];	/* BPF used, or why not */
+	char backend_note[256];	/* BPF used, or why not */
 	double state_seconds;	/* reading the scan state */
 	long nr_threads;	/* get_nr_threads(), -1 unknown */
 	double sec_per_seq, rate_err;	/* scan rate, 0 unknown */

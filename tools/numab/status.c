@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "override.h"
+#include "backend.h"
 
 static bool relevant_counter(struct nx_span k)
 {
@@ -152,6 +153,7 @@ static void support_table(struct nx_table *t, const struct nx_filters_state *fs,
 	nx_kv_add(t, "numa_balancing", "%s", nx_mode_name(nx_numa_balancing_mode()));
 	present_row(t, "numa_maps", "/proc/self/numa_maps");
 	present_row(t, "numa_vmas", "/proc/self/numa_vmas");
+	nx_backend_status(t);	/* numa_vmas, BPF or none (backend.c) */
 	nx_kv_add(t, "filter_sysctls", "%d/%d", fs->present, NX_NFILTERS);
 	nx_pf_status_row(t);	/* per-process filters (issue 13) */
 	for (size_t i = 0; i < vm->n; i++)
