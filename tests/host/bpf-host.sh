@@ -1,0 +1,152 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# numabctl's BPF backend on the machine this runs on (issue 14): its own
+# kernel, which has no numa_vmas. The BPF task_vma iterator reads a test
+# process: the same VMAs as /proc/PID/maps, the mm line, no absent field
+# reported as a value; unprivileged it fails with exit 3 and says what is
+# missing, --backend auto then degrades; valgrind finds nothing in the BPF
+# path. Skips, saying why, when numabctl was built without BPF, the kernel
+# has no BTF or this is not root.
+#
+# NUMABCTL=path tests that binary (default tools/numab/numabctl, built if
+# missing). BPF_HOST_VMAS=N (default 0: off) also prints the cost of a BPF
+# read of a process with N VMAs next to reading its maps (not a test).
+. "$(dirname "$0")/../../scripts/lib.sh"
+nx=${NUMABCTL:-$NUMAB_ROOT/tools/numab/numabctl}
+tmp=$(mktemp -d)
+n=0 bad=0
+t() { # t NAME STATUS [diagnostic file or text]
+	n=$((n + 1))
+	if [ "$2" = 0 ]; then echo "ok $n $1"; else
+		echo "not ok $n $1"; bad=1
+		if [ -f "${3:-}" ]; then sed 's/^/# /' "$3"; elif [ -n "${3:-}" ]; then echo "# $3"; fi
+	fi
+}
+skip_all() { echo "1..0 # SKIP $1"; exit 0; }
+pids=()
+cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done; rm -rf "$tmp"; }
+trap cleanup EXIT
+echo "TAP version 13"
+
+if [ ! -x "$nx" ]; then
+	make -s -C "$NUMAB_ROOT/tools/numab" numabctl >"$tmp/build" 2>&1 ||
+		skip_all "numabctl does not build: $(tail -n 1 "$tmp/build")"
+fi
+"$nx" status >"$tmp/status" 2>&1
+grep -qiE "^ *bpf_backend +(no|absent)" "$tmp/status" &&
+	skip_all "numabctl was built without BPF (no clang, libbpf-dev or bpftool)"
+[ -r /sys/kernel/btf/vmlinux ] || skip_all "this kernel ($(uname -r)) has no BTF (/sys/kernel/btf/vmlinux)"
+[ "$(id -u)" = 0 ] || skip_all "not root: loading BPF needs CAP_BPF and CAP_PERFMON"
+
+# a test process: a file mapping, anonymous memory, a PROT_NONE gap
+sleep 600 &
+pids+=($!)
+p=$!
+sleep 0.2
+
+"$nx" vmas --backend bpf -r -n -o START,END "$p" >"$tmp/bpf" 2>"$tmp/bpf.err"
+rc=$?
+t "vmas --backend bpf exits 0 and says it used BPF" \
+	$([ $rc = 0 ] && grep -q "BPF task_vma iterator" "$tmp/bpf.err"; echo $?) "$tmp/bpf.err"
+# hex without leading zeros, the vsyscall gate VMA left out (no mm of its own)
+awk '{ split($1, a, "-"); s = a[1]; e = a[2]; sub(/^0+/, "", s); sub(/^0+/, "", e)
+	if (s != "ffffffffff600000") print s, e }' "/proc/$p/maps" >"$tmp/maps"
+awk '{ s = $1; e = $2; sub(/^0+/, "", s); sub(/^0+/, "", e)
+	if (s != "ffffffffff600000") print s, e }' "$tmp/bpf" >"$tmp/bpf.ranges"
+t "the BPF read has the VMAs of maps ($(wc -l <"$tmp/maps"))" \
+	$(cmp -s "$tmp/maps" "$tmp/bpf.ranges"; echo $?) "$(diff "$tmp/maps" "$tmp/bpf.ranges" | head -5)"
+
+"$nx" vmas --backend bpf --numa-vmas "$p" >"$tmp/nv" 2>"$tmp/nv.err"
+head -n 1 "$tmp/nv" | grep -qE "^mm scan_seq=-?[0-9]+ scan_offset=0x[0-9a-f]+ next_scan_ms=-?[0-9]+$"
+t "--numa-vmas: the mm line in numa_vmas' format" $? "$tmp/nv"
+# a kernel without the numab series has no promo_seq, scans, last_skip...:
+# absent, never printed as 0
+if ! grep -q "numa_vmas" /proc/self/maps 2>/dev/null && [ ! -e /proc/self/numa_vmas ]; then
+	grep -qE " (promo_seq|scans|promo_scans|pte_updates|skip_pid|last_skip)=" "$tmp/nv"
+	t "fields this kernel lacks are absent, not zero" $([ $? = 1 ]; echo $?) "$tmp/nv"
+fi
+awk 'NR > 1 && !/ filter=(none|unsuitable|shared_ro|shared_ro_promo_only|inaccessible) state=(ok|none)/' \
+	"$tmp/nv" >"$tmp/nv.bad"
+t "every VMA line has a filter and a state" $([ ! -s "$tmp/nv.bad" ]; echo $?) "$tmp/nv.bad"
+if grep -q " state=ok" "$tmp/nv"; then
+	awk '/ state=ok/ && !/ start_seq=-?[0-9]+ prev_seq=-?[0-9]+ .*pids=0x[0-9a-f]+,0x[0-9a-f]+/' \
+		"$tmp/nv" >"$tmp/nv.bad"
+	t "a scanned VMA has its numab_state fields" $([ ! -s "$tmp/nv.bad" ]; echo $?) "$tmp/nv.bad"
+else
+	n=$((n + 1)); echo "ok $n a scanned VMA has its numab_state fields # SKIP no VMA scanned (kernel.numa_balancing=$(cat /proc/sys/kernel/numa_balancing 2>/dev/null))"
+fi
+
+"$nx" vmas --backend bpf 999999999 >/dev/null 2>"$tmp/gone"
+rc=$?
+t "a missing process: exit 5" $([ $rc = 5 ]; echo $?) "rc $rc: $(cat "$tmp/gone")"
+
+# unprivileged: exit 3 and what is missing, never a crash
+if command -v setpriv >/dev/null; then
+	U=(setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all)
+	"${U[@]}" sleep 600 &
+	pids+=($!)
+	q=$!
+	sleep 0.2
+	"${U[@]}" "$nx" vmas --backend bpf "$q" >/dev/null 2>"$tmp/unpriv"
+	rc=$?
+	t "unprivileged --backend bpf: exit 3, names CAP_BPF and CAP_PERFMON" \
+		$([ $rc = 3 ] && grep -q "CAP_BPF and CAP_PERFMON" "$tmp/unpriv"; echo $?) "rc $rc: $(cat "$tmp/unpriv")"
+	"${U[@]}" "$nx" vmas -r -n -o START,VERDICT "$q" >"$tmp/auto" 2>"$tmp/auto.err"
+	rc=$?
+	t "unprivileged auto: exit 0, degraded, says why not BPF" \
+		$([ $rc = 0 ] && grep -q "no BPF backend: .*CAP_BPF" "$tmp/auto.err" && grep -q unknown "$tmp/auto"; echo $?) \
+		"rc $rc: $(cat "$tmp/auto.err")"
+else
+	n=$((n + 1)); echo "ok $n unprivileged # SKIP no setpriv"
+fi
+
+if command -v valgrind >/dev/null; then
+	valgrind -q --error-exitcode=9 --leak-check=full --errors-for-leak-kinds=definite \
+		--suppressions="$NUMAB_ROOT/tools/numab/tests/libbpf.supp" \
+		"$nx" vmas --backend bpf "$p" >/dev/null 2>"$tmp/vg"
+	rc=$?
+	grep -v "WARNING: unhandled eBPF command" "$tmp/vg" | grep "^==" >"$tmp/vg.errs"
+	t "valgrind: the BPF path is clean (libbpf's bpf_attr padding suppressed)" \
+		$([ $rc = 0 ] && [ ! -s "$tmp/vg.errs" ]; echo $?) "$tmp/vg"
+else
+	n=$((n + 1)); echo "ok $n valgrind # SKIP no valgrind"
+fi
+
+# the cost of a BPF read of a big process next to its maps (not a test)
+if [ "${BPF_HOST_VMAS:-0}" -gt 0 ] && command -v cc >/dev/null; then
+	cat >"$tmp/many.c" <<'EOF'
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
+int main(int argc, char **argv)
+{
+	long n = atol(argv[1]), pg = sysconf(_SC_PAGESIZE);
+	char *b = mmap(NULL, (2 * n + 1) * pg, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	for (long i = 0; i < n && b != MAP_FAILED; i++) {
+		mprotect(b + 2 * i * pg, pg, i % 2 ? PROT_READ : PROT_READ | PROT_WRITE);
+		if (!(i % 2))
+			b[2 * i * pg] = 1;
+	}
+	printf("ready\n");
+	fflush(stdout);
+	pause();
+	return 0;
+}
+EOF
+	cc -O2 -o "$tmp/many" "$tmp/many.c" && {
+		sysctl -qw vm.max_map_count=$((BPF_HOST_VMAS * 3 + 65536))
+		"$tmp/many" "$BPF_HOST_VMAS" >"$tmp/many.out" &
+		pids+=($!)
+		m=$!
+		while ! grep -q ready "$tmp/many.out"; do sleep 0.1; done
+		for i in 1 2 3 4 5; do
+			s=$(now_s); cat "/proc/$m/maps" >/dev/null; echo "maps $(elapsed "$s")"
+			NUMABCTL_TIMING=1 "$nx" vmas --backend bpf --numa-vmas "$m" 2>&1 >/dev/null |
+				sed -n 's/.*read in \([0-9.]*\) s.*/bpf \1/p'
+		done | sort | awk '{ v[$1] = v[$1] " " $2 } END { for (k in v) print "# " k ":" v[k] " s" }'
+	}
+fi
+echo "1..$n"
+exit $bad
