@@ -284,17 +284,16 @@ int cmd_filter(int argc, char **argv)
 		}
 	}
 	if (pid) {
-		if (save || restore || force) {
-			nx_warn("--save, --restore and --force are for the system-wide filters, "
-				"not with --pid");
-			return NX_EUSAGE;
-		}
+		if (save || restore || force)
+			return nx_usage_error("--save, --restore and --force are for the "
+					      "system-wide filters, not with --pid");
+		r = nx_opts_done(nx_pf_cols, nx_pf_ncols);
+		if (r >= 0)
+			return r;
 		return filter_pid(pid, argc - optind, argv + optind, preset);
 	}
-	if (preset == NX_PF_INHERIT) {
-		nx_warn("--inherit is for one process's filters: use it with --pid");
-		return NX_EUSAGE;
-	}
+	if (preset == NX_PF_INHERIT)
+		return nx_usage_error("--inherit is for one process's filters: use it with --pid");
 	if (preset >= 0) {
 		nx_filters_preset(val, set, preset == NX_PF_LEGACY);
 		any = true;

@@ -321,15 +321,12 @@ int cmd_run(int argc, char **argv)
 	r = nx_opts_done(NULL, 0);
 	if (r >= 0)
 		return r;
-	if (optind >= argc) {
-		nx_warn("run: no command given (numabctl run [--filter N=V] -- CMD)");
-		return NX_EUSAGE;
-	}
+	if (optind >= argc)
+		return nx_usage_error("no command given (numabctl run [--filter N=V] -- CMD)");
 	if (global) {
-		if (preset == NX_PF_INHERIT) {
-			nx_warn("run: --inherit is for per-process filters, not with --global");
-			return NX_EUSAGE;
-		}
+		if (preset == NX_PF_INHERIT)
+			return nx_usage_error("--inherit is for per-process filters, not with "
+					      "--global");
 		if (preset >= 0)
 			nx_filters_preset(val, set, preset == NX_PF_LEGACY);
 	} else if (preset >= 0) {
@@ -338,11 +335,9 @@ int cmd_run(int argc, char **argv)
 	for (int i = 0; i < NX_NFILTERS; i++) {
 		if (!fset[i])
 			continue;
-		if (global && fval[i] == NX_FILTER_INHERIT) {
-			nx_warn("run: %s=inherit is for per-process filters, not with --global",
-				nx_filters[i].name);
-			return NX_EUSAGE;
-		}
+		if (global && fval[i] == NX_FILTER_INHERIT)
+			return nx_usage_error("%s=inherit is for per-process filters, not with "
+					      "--global", nx_filters[i].name);
 		val[i] = fval[i];
 		set[i] = true;
 	}

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "numabctl.h"
+#include "override.h"
 
 static int ntest, nfail;
 
@@ -428,6 +428,163 @@ static void test_filters(void)
 	    "mode: absent without NUMA balancing");
 }
 
+/* run @fn with stderr in a temporary file; its text into @buf */
+static int with_stderr(char *buf, size_t sz, int (*fn)(void *), void *arg)
+{
+	FILE *tmp = tmpfile();
+	int saved = dup(2), r;
+	size_t n = 0;
+
+	buf[0] = '\0';
+	if (!tmp || saved < 0)
+		return -100;
+	fflush(stderr);
+	dup2(fileno(tmp), 2);
+	r = fn(arg);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	rewind(tmp);
+	n = fread(buf, 1, sz - 1, tmp);
+	buf[n] = '\0';
+	fclose(tmp);
+	return r;
+}
+
+struct werr {
+	pid_t pid;
+	int err;
+	bool at_open;
+	int val[NX_NFILTERS];
+	bool set[NX_NFILTERS];
+};
+
+static int call_write_error(void *p)
+{
+	struct werr *w = p;
+
+	return nx_pf_write_error(w->pid, "/proc/X/numa_filters", w->err, w->at_open,
+				 w->val, w->set);
+}
+
+static void test_override(void)
+{
+	struct nx_proc_filters pf;
+	struct nx_numab_mm mm;
+	struct nx_numab_vma v;
+	char buf[512], err[2048];
+
+	/* numa_filters: kernel order pid shared_ro scan_delay shared_folio cpuset */
+	tap(nx_parse_numa_filters_line(L("pid=1 shared_ro=inherit scan_delay=inherit shared_folio=0 cpuset=inherit"), &pf) == 0 &&
+	    pf.have == 0x1f && pf.val[0] == 1 && pf.val[1] == NX_FILTER_INHERIT &&
+	    pf.val[4] == 0 && pf.val[3] == NX_FILTER_INHERIT,
+	    "numa_filters: a full line, shared_folio and cpuset in their slots");
+	tap(nx_parse_numa_filters_line(L("pid=2 future=3 cpuset=1\n"), &pf) == 0 &&
+	    pf.have == ((1u << 0) | (1u << 3)) && pf.val[3] == 1,
+	    "numa_filters: unknown names ignored, missing ones not had");
+	tap(nx_parse_numa_filters_line("", 0, &pf) == 0 && pf.have == 0,
+	    "numa_filters: empty line (kernel thread): nothing had");
+	tap(nx_parse_numa_filters_line(L("pid=x"), &pf) == -1 &&
+	    nx_parse_numa_filters_line(L("pid"), &pf) == -1 &&
+	    nx_parse_numa_filters_line(L("pid=256"), &pf) == -1 &&
+	    nx_parse_numa_filters_line(L("pid=-1"), &pf) == -1 &&
+	    nx_parse_numa_filters_line(L("kernel.numa_balancing_filter_pid=1"), &pf) == 0 && pf.have == 0,
+	    "numa_filters: bad value, bare word, too big, negative rejected; only short names");
+
+	/* the mm line of numa_vmas */
+	tap(nx_parse_numa_vmas_line(L("mm scan_seq=412 scan_offset=0x0 next_scan_ms=1 filter_pid=1:process filter_shared_ro=2:system filter_scan_delay=1:system filter_shared_folio=2:system filter_cpuset=0:process"), &mm, &v) == 1 &&
+	    mm.scan_seq == 412 && mm.filt_have == 0x1f && mm.filt_val[0] == 1 &&
+	    mm.filt_src[0] == NX_FSRC_PROCESS && mm.filt_src[1] == NX_FSRC_SYSTEM &&
+	    mm.filt_val[3] == 0 && mm.filt_src[3] == NX_FSRC_PROCESS && mm.filt_val[4] == 2,
+	    "numa_vmas: mm line with the effective filters and their sources");
+	tap(nx_parse_numa_vmas_line(L("mm scan_seq=412 scan_offset=0x0 next_scan_ms=1"), &mm, &v) == 1 &&
+	    mm.filt_have == 0 && mm.filt_src[0] == NX_FSRC_UNKNOWN,
+	    "numa_vmas: mm line without filters: source unknown, not system");
+	tap(nx_parse_numa_vmas_line(L("mm scan_seq=1 filter_pid=1:cgroup filter_cpuset=1 filter_new=3:system"), &mm, &v) == 1 &&
+	    mm.filt_have == ((1u << 0) | (1u << 3)) && mm.filt_src[0] == NX_FSRC_UNKNOWN &&
+	    mm.filt_src[3] == NX_FSRC_UNKNOWN && mm.filt_val[3] == 1,
+	    "numa_vmas: unknown source word or none: unknown; unknown filter ignored");
+	tap(nx_parse_numa_vmas_line(L("mm scan_seq=1 filter_pid=x:system"), &mm, &v) == -1 &&
+	    nx_parse_numa_vmas_line(L("mm scan_seq=1 filter_pid=:system"), &mm, &v) == -1,
+	    "numa_vmas: mm line with a bad filter value rejected");
+	tap(nx_parse_numa_vmas_line(L("mm scan_seq=1 filter_pid=1:process filter_shared_ro=2:system"), &mm, &v) == 1 &&
+	    (nx_pf_mm_line(&mm, buf, sizeof(buf)), !strcmp(buf, "pid=skip(process) shared_ro=tier(system) scan_delay=unknown shared_folio=unknown cpuset=unknown")),
+	    "vmas filters line: missing filters are unknown");
+
+	/* the string written to numa_filters */
+	{
+		int val[NX_NFILTERS] = { 1, NX_FILTER_INHERIT, 0, 0, 2 };
+		bool set[NX_NFILTERS] = { true, true, false, true, true };
+		int idx, x;
+
+		tap(nx_pf_format(val, set, buf, sizeof(buf)) == (int)strlen("pid=1 shared_ro=inherit shared_folio=2 cpuset=0\n") &&
+		    !strcmp(buf, "pid=1 shared_ro=inherit shared_folio=2 cpuset=0\n"),
+		    "numa_filters write: the kernel's order, inherit, only the set filters");
+		memset(set, 0, sizeof(set));
+		tap(nx_pf_format(val, set, buf, sizeof(buf)) == -1, "numa_filters write: nothing set: -1");
+		set[2] = true;
+		val[2] = 2;	/* scan_delay is 0..1 */
+		tap(nx_pf_format(val, set, buf, sizeof(buf)) == -1, "numa_filters write: out-of-range value: -1");
+		val[2] = 1;
+		tap(nx_pf_format(val, set, buf, 8) == -1 && nx_pf_format(val, set, buf, 14) == 13,
+		    "numa_filters write: a short buffer fails, an exact one fits");
+		nx_pf_preset(val, set, NX_PF_LEGACY);
+		nx_pf_format(val, set, buf, sizeof(buf));
+		tap(!strcmp(buf, "pid=1 shared_ro=1 scan_delay=1 shared_folio=1 cpuset=0\n"),
+		    "numa_filters write: --legacy");
+		nx_pf_preset(val, set, NX_PF_INHERIT);
+		nx_pf_format(val, set, buf, sizeof(buf));
+		tap(!strcmp(buf, "pid=inherit shared_ro=inherit scan_delay=inherit shared_folio=inherit cpuset=inherit\n"),
+		    "numa_filters write: --inherit");
+		tap(!nx_pf_parse_assign("pid=inherit", &idx, &x) && idx == 0 && x == NX_FILTER_INHERIT &&
+		    !nx_pf_parse_assign("shared_folio=tier", &idx, &x) && idx == 4 && x == 2 &&
+		    !nx_pf_parse_assign("cpuset=0", &idx, &x) && idx == 3 && x == 0,
+		    "override assignment: inherit, names, numbers");
+	}
+	tap(nx_filter_rank(0, 1) > nx_filter_rank(0, 2) && nx_filter_rank(0, 2) > nx_filter_rank(0, 0) &&
+	    nx_filter_rank(4, 1) > nx_filter_rank(4, 2) && nx_filter_rank(3, 1) > nx_filter_rank(3, 0) &&
+	    nx_filter_rank(2, 2) == -1,
+	    "restrictiveness: skip > tier > off, on > off");
+
+	/* errors of a write, as the kernel gives them (patched: pid=2 system) */
+	use_fixture("patched");
+	{
+		struct werr w = { .pid = 4242, .err = -EPERM, .val = { 0, 1, 0, 0, 0 },
+				  .set = { true, true, false, false, false } };
+
+		tap(with_stderr(err, sizeof(err), call_write_error, &w) == NX_EPERM &&
+		    strstr(err, "CAP_SYS_NICE") && strstr(err, "pid=off (kernel.numa_balancing_filter_pid = 2, tier)") &&
+		    !strstr(err, "shared_ro=skip ("),
+		    "write EPERM: exit 3, names the value less restrictive than the sysctl, CAP_SYS_NICE");
+		w.err = -EINVAL;
+		tap(with_stderr(err, sizeof(err), call_write_error, &w) == NX_EUSAGE &&
+		    strstr(err, "'pid=0 shared_ro=1'") && strstr(err, "EINVAL"),
+		    "write EINVAL: exit 1, shows what was written");
+		w.err = -ESRCH;
+		tap(with_stderr(err, sizeof(err), call_write_error, &w) == NX_ENOPROC &&
+		    strstr(err, "kernel thread"), "write ESRCH: exit 5, kernel thread");
+		w.err = -EACCES;
+		w.at_open = true;
+		tap(with_stderr(err, sizeof(err), call_write_error, &w) == NX_EPERM &&
+		    strstr(err, "not yours") && strstr(err, "run as root"),
+		    "open EACCES: exit 3, another user's process, run as root");
+		w.err = -ENOENT;
+		tap(with_stderr(err, sizeof(err), call_write_error, &w) == NX_ENOOVERRIDE &&
+		    strstr(err, "no per-process filter overrides"),
+		    "open ENOENT of a live process: exit 7, the kernel lacks the file");
+		w.pid = 31337;
+		tap(with_stderr(err, sizeof(err), call_write_error, &w) == NX_ENOPROC,
+		    "open ENOENT of a missing process: exit 5");
+	}
+	use_fixture("per-process");
+	tap(nx_pf_supported() && nx_pf_read(4242, &pf) == 0 && pf.val[0] == 1 && pf.val[3] == 0 &&
+	    pf.val[1] == NX_FILTER_INHERIT && nx_pf_read(2, &pf) == -ENODATA &&
+	    nx_pf_read(4243, &pf) == -ENOENT,
+	    "numa_filters read: fixture process, kernel thread, no file");
+	use_fixture("patched");
+	tap(!nx_pf_supported(), "numa_filters: not on the patched fixture (older series)");
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1)
@@ -442,6 +599,7 @@ int main(int argc, char **argv)
 	test_misc();
 	test_vmlist();
 	test_filters();
+	test_override();
 	printf("1..%d\n", ntest);
 	return nfail ? 1 : 0;
 }
