@@ -749,9 +749,50 @@ struct reader {
 	void *priv;
 	struct nx_bpf_info *info;
 	struct filter_ctx fc;
-	long hz;
+	long hz, hz_measured;
 	bool have_mm;
 };
+
+/* the MM record alone: a fresh iterator read for its first record */
+static int probe_mm(struct numab_vmas *skel, struct bpf_link *link, struct nb_rec *rec)
+{
+	ssize_t n;
+	int fd;
+
+	skel->bss->mm_done = 0;
+	skel->bss->mm_seen = 0;
+	fd = bpf_iter_create(bpf_link__fd(link));
+	if (fd < 0)
+		return -1;
+	n = read(fd, rec, sizeof(*rec));
+	close(fd);
+	skel->bss->mm_done = 0;
+	skel->bss->mm_seen = 0;
+	return n == (ssize_t)sizeof(*rec) && rec->kind == NB_REC_MM ? 0 : -1;
+}
+
+/*
+ * HZ where kernel_hz() cannot tell (no config, uptime near 300 s): the
+ * jiffies of two reads 0.3 s apart, to the nearest HZ within 10%.
+ */
+static long measure_hz(struct numab_vmas *skel, struct bpf_link *link)
+{
+	static const long cand[] = { 100, 250, 300, 1000 };
+	struct nb_rec a, b;
+	char how[48];
+	double hz;
+
+	if (probe_mm(skel, link, &a) || kernel_hz(&a, how, sizeof(how)))
+		return 0;
+	nx_sleep(0.3);
+	if (probe_mm(skel, link, &b) || b.ktime_ns <= a.ktime_ns)
+		return 0;
+	hz = (double)(b.jiffies - a.jiffies) / ((double)(b.ktime_ns - a.ktime_ns) / 1e9);
+	for (size_t i = 0; i < sizeof(cand) / sizeof(cand[0]); i++)
+		if (hz > 0.9 * (double)cand[i] && hz < 1.1 * (double)cand[i])
+			return cand[i];
+	return 0;
+}
 
 static int one_record(struct reader *rd, const struct nb_rec *r)
 {
@@ -760,6 +801,10 @@ static int one_record(struct reader *rd, const struct nb_rec *r)
 
 	if (r->kind == NB_REC_MM) {
 		rd->hz = kernel_hz(r, rd->info->hz_how, sizeof(rd->info->hz_how));
+		if (!rd->hz && rd->hz_measured) {
+			rd->hz = rd->hz_measured;
+			snprintf(rd->info->hz_how, sizeof(rd->info->hz_how), "jiffies over 0.3 s");
+		}
 		rd->info->hz = rd->hz;
 		rd->info->nr_threads = r->nr_threads;
 		rd->info->scan_period_ms = r->have & NB_H_MM_PERIOD ? r->scan_period : 0;
@@ -829,6 +874,7 @@ int nx_bpf_read(pid_t pid, nx_bpf_fn fn, void *priv, struct nx_bpf_info *info,
 		r = load_error(errno, "attaching the task_vma iterator", err, errsz);
 		goto out;
 	}
+	rd.hz_measured = measure_hz(skel, link);
 	fd = bpf_iter_create(bpf_link__fd(link));
 	if (fd < 0) {
 		r = load_error(errno, "creating the iterator", err, errsz);
