@@ -830,6 +830,7 @@ int nx_bpf_read(pid_t pid, nx_bpf_fn fn, void *priv, struct nx_bpf_info *info,
 	struct numab_vmas *skel;
 	struct bpf_link *link = NULL;
 	static char buf[1 << 16];
+	uint64_t last_end = 0;
 	size_t have = 0;
 	double t0;
 	long mode;
@@ -880,10 +881,18 @@ int nx_bpf_read(pid_t pid, nx_bpf_fn fn, void *priv, struct nx_bpf_info *info,
 		r = load_error(errno, "creating the iterator", err, errsz);
 		goto out;
 	}
+	/*
+	 * Records come in address order.  A read that resumes after the
+	 * process's mappings changed can start again before where the last
+	 * one ended (seen on 6.18 when a process reads itself: every read
+	 * past the end began again at the same VMA): such records are
+	 * dropped, and a read with nothing new ends the walk.
+	 */
 	r = 0;
-	for (;;) {
+	for (unsigned long reads = 0;; reads++) {
 		ssize_t n = read(fd, buf + have, sizeof(buf) - have);
 		size_t off = 0;
+		bool news = false;
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -900,6 +909,14 @@ int nx_bpf_read(pid_t pid, nx_bpf_fn fn, void *priv, struct nx_bpf_info *info,
 
 			memcpy(&rec, buf + off, sizeof(rec));
 			off += sizeof(rec);
+			if ((rec.kind == NB_REC_MM && rd.have_mm) ||
+			    (rec.kind == NB_REC_VMA && rec.start < last_end)) {
+				info->dropped++;
+				continue;
+			}
+			if (rec.kind == NB_REC_VMA)
+				last_end = rec.end;
+			news = true;
 			info->records++;
 			e = one_record(&rd, &rec);
 			if (e) {
@@ -911,6 +928,8 @@ int nx_bpf_read(pid_t pid, nx_bpf_fn fn, void *priv, struct nx_bpf_info *info,
 		}
 		memmove(buf, buf + off, have - off);
 		have -= off;
+		if (!news && reads > 0)
+			break;
 	}
 	info->seconds = nx_now() - t0;
 	if (!r && !rd.have_mm) {

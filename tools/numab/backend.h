@@ -85,6 +85,7 @@ struct nx_bpf_info {
 	uint32_t numab_filters;	/* mm->numab_filters */
 	bool have_filters;
 	unsigned long records;
+	unsigned long dropped;	/* records before the last one's end: a resumed walk */
 	double seconds;		/* the read, from attach to the last record */
 };
 /* one record: @mm for the mm line (then @v is NULL), else @v */
