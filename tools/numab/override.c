@@ -567,11 +567,66 @@ void nx_pf_report_doc(struct nx_doc *d, pid_t pid, const struct nx_vmlist *l)
 	nx_table_free(&t);
 }
 
+enum { MC_NAME, MC_VALUE, MC_SETTING, MC_SOURCE };
+static const struct nx_colspec mm_cols[] = {
+	[MC_NAME] = { "NAME", 10, 0, SCOLS_JSON_STRING, "filter name" },
+	[MC_VALUE] = { "VALUE", 3, SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER, "effective value" },
+	[MC_SETTING] = { "SETTING", 4, 0, SCOLS_JSON_STRING, "its name" },
+	[MC_SOURCE] = { "SOURCE", 6, 0, SCOLS_JSON_STRING, "system, process or unknown" },
+};
+
+/* '{ "filters": [...] }' of the mm line, printed into a string */
+static char *mm_filters_doc(const struct nx_numab_mm *mm, size_t *len)
+{
+	const char *sort = nx_opt.sort;
+	struct nx_table t;
+	char *doc = NULL;
+	FILE *mem;
+
+	nx_opt.sort = NULL;	/* -x is for the vmas table */
+	if (nx_table_init(&t, "filters", mm_cols, sizeof(mm_cols) / sizeof(mm_cols[0]),
+			  "NAME,VALUE,SETTING,SOURCE", NULL)) {
+		nx_opt.sort = sort;
+		return NULL;
+	}
+	for (int k = 0; k < NX_NFILTERS; k++) {
+		int i = kernel_order[k];
+		bool have = mm->filt_have & (1u << i);
+		struct libscols_line *ln = nx_table_line(&t);
+
+		nx_table_set(&t, ln, MC_NAME, "%s", nx_filters[i].name);
+		if (have) {
+			nx_table_set(&t, ln, MC_VALUE, "%d", mm->filt_val[i]);
+			nx_table_set(&t, ln, MC_SETTING, "%s",
+				     nx_filter_value_name(i, mm->filt_val[i]));
+		} else {
+			nx_table_set(&t, ln, MC_VALUE, "%s", null_or_dash());
+			nx_table_set(&t, ln, MC_SETTING, "unknown");
+		}
+		nx_table_set(&t, ln, MC_SOURCE, "%s", have ? src_name(mm->filt_src[i]) : "unknown");
+	}
+	mem = open_memstream(&doc, len);
+	if (mem) {
+		nx_table_print(&t, mem);
+		if (fclose(mem)) {
+			free(doc);
+			doc = NULL;
+		}
+	}
+	nx_table_free(&t);
+	nx_opt.sort = sort;
+	return doc;
+}
+
+/*
+ * Both documents are '{ members }' in the same style (pretty or compact):
+ * the members of the filters one, a comma, then those of the vmas one.
+ */
 int nx_pf_vmas_json(const struct nx_numab_mm *mm, struct nx_table *t, size_t n,
 		    nx_row_fn fn, void *priv, FILE *out)
 {
-	char *doc = NULL, *brace;
-	size_t len = 0;
+	char *doc = NULL, *fdoc, *brace, *end;
+	size_t len = 0, flen = 0;
 	FILE *mem = open_memstream(&doc, &len);
 	int r;
 
@@ -580,24 +635,24 @@ int nx_pf_vmas_json(const struct nx_numab_mm *mm, struct nx_table *t, size_t n,
 	r = nx_table_emit(t, mem, n, fn, priv);
 	if (fclose(mem))
 		r = -1;
+	fdoc = r ? NULL : mm_filters_doc(mm, &flen);
 	brace = doc ? memchr(doc, '{', len) : NULL;
-	if (!r && brace) {
-		fputs("{\n   \"filters\": [", out);
-		for (int k = 0; k < NX_NFILTERS; k++) {
-			int i = kernel_order[k];
-			bool have = mm->filt_have & (1u << i);
-
-			fprintf(out, "%s\n      {\"name\": \"%s\", ", k ? "," : "", nx_filters[i].name);
-			if (have)
-				fprintf(out, "\"value\": %d, \"setting\": \"%s\", ", mm->filt_val[i],
-					nx_filter_value_name(i, mm->filt_val[i]));
-			else
-				fputs("\"value\": null, \"setting\": \"unknown\", ", out);
-			fprintf(out, "\"source\": \"%s\"}", have ? src_name(mm->filt_src[i]) : "unknown");
-		}
-		fputs("\n   ],", out);
-		fwrite(brace + 1, 1, len - (size_t)(brace + 1 - doc), out);
+	end = fdoc && flen ? fdoc + flen : NULL;
+	while (end && end > fdoc && (end[-1] == '\n' || end[-1] == ' '))
+		end--;
+	if (!brace || !end || end == fdoc || end[-1] != '}') {
+		free(fdoc);
+		free(doc);
+		return -1;
 	}
+	end--;
+	while (end > fdoc && (end[-1] == '\n' || end[-1] == ' '))
+		end--;
+	if (fwrite(fdoc, 1, (size_t)(end - fdoc), out) != (size_t)(end - fdoc) ||
+	    fputc(',', out) < 0 ||
+	    fwrite(brace + 1, 1, len - (size_t)(brace + 1 - doc), out) != len - (size_t)(brace + 1 - doc))
+		r = -1;
+	free(fdoc);
 	free(doc);
 	return r;
 }

@@ -339,6 +339,11 @@ if command -v python3 > /dev/null; then
 else
 	skip "vmas -J with filters is valid JSON" "python3 not installed"
 fi
+nx "$PP" vmas --json=compact -o START 4242
+t "vmas --json=compact with filters: one line, both members" eval 'rc 0 && lines 1 && has "^{\"filters\":\[{\"name\":\"pid\",\"value\":1,\"setting\":\"skip\",\"source\":\"process\"}," && has "\],\"vmas\":\[{\"start\":\"55d0c0a00000\"}"'
+nx "$PP" vmas -J 4242; mv "$TMP/out" "$TMP/one"
+NUMABCTL_CHUNK=2 nx "$PP" vmas -J 4242
+t "vmas -J with filters in chunks of 2: the same document" eval 'rc 0 && cmp -s "$TMP/one" "$TMP/out"'
 nx "$P" vmas 4242
 t "vmas on a kernel without the mm-line filters: no filters line" eval 'rc 0 && hasnt "^filters:"'
 R=$(copy per-process); sed -i '1s/ filter_cpuset=0:process//; 1s/filter_pid=1:process/filter_pid=1:cgroup/' "$R/proc/4242/numa_vmas"
