@@ -22,7 +22,7 @@ vg() {
 	fi
 }
 vg "unit tests" "$UNIT" "$FIX"
-for fx in patched unpatched-6.12 no-numab single-node malformed; do
+for fx in patched unpatched-6.12 no-numab single-node malformed per-process; do
 	vg "status on $fx" "$BIN" --sysroot "$FIX/$fx" status -J
 	vg "vmas on $fx" "$BIN" --sysroot "$FIX/$fx" vmas -o +WHY,SCANS,PIDBITS 4242
 done
@@ -36,6 +36,16 @@ vg "trace --input" "$BIN" --sysroot "$FIX/patched" trace 4242 -i "$FIX/trace-424
 vg "watch" "$BIN" --sysroot "$FIX/patched" watch 4242 -i 0.05 -n 2
 vg "report -J" "$BIN" --sysroot "$FIX/patched" report 4242 -d 0 -J --trace-input "$FIX/trace-4242.txt"
 vg "report on unpatched kernel" "$BIN" --sysroot "$FIX/unpatched-6.12" report 4242 -d 0
+# per-process filters (issue 13), on a writable copy of the fixture
+PP=$(mktemp -d); cp -a "$FIX/per-process/." "$PP"
+trap 'rm -f "$LOG"; rm -rf "$PP"' EXIT
+NUMABCTL_CHUNK=2 vg "vmas -J with the mm-line filters, in chunks of 2" "$BIN" --sysroot "$PP" vmas -J 4242
+vg "filter --pid -J" "$BIN" --sysroot "$PP" filter --pid 4242 -J
+vg "filter --pid set" "$BIN" --sysroot "$PP" filter --pid 4242 pid=inherit cpuset=on
+vg "filter --pid of a kernel thread" "$BIN" --sysroot "$PP" filter --pid 2
+vg "run per process" "$BIN" --sysroot "$PP" run --legacy -f pid=inherit -- true
+vg "run without numa_filters" "$BIN" --sysroot "$FIX/patched" run -f pid=1 -- true
+vg "report -J with overrides" "$BIN" --sysroot "$PP" report 4242 -d 0 -J --no-trace
 echo "1..$n"
 echo "$((n - failed)) passed, $failed failed, 0 skipped"
 [ $failed -eq 0 ]
