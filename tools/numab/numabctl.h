@@ -231,7 +231,10 @@ struct nx_vma {
 	struct nx_numab_vma nv;	/* nv.name not valid */
 	const char *verdict;	/* the reason: nx_vma_why() */
 	int64_t release_in;	/* sequences until the PID filter's fallback scans it, -1 none */
+	uint64_t *node_bytes;	/* per node of the topology (nx_vmlist_nodes), or NULL */
 };
+/* nx_vmlist_load() also counts the bytes of each VMA per node (vmas -N) */
+extern bool nx_vmlist_nodes;
 struct nx_vmlist {
 	pid_t pid;
 	struct nx_vma *v;

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /* numabctl vmas PID: per-VMA scan state, tier residency and verdict */
+#include <dirent.h>
 #include <errno.h>
+#include <regex.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "override.h"
 #include "backend.h"
@@ -55,8 +58,10 @@ const size_t nx_vma_ncols = sizeof(nx_vma_cols) / sizeof(nx_vma_cols[0]);
 struct vma_rows {
 	struct nx_table *t;
 	const struct nx_vmlist *l;
-	bool stranded_only;
+	bool stranded_only, nonzero;
 	uint64_t min_size;
+	int pid_col, node_col, nnodes;	/* the spec columns PID and N<id> (cmd_vmas), or -1 */
+	char pid[16], node[NX_MAX_SPEC][32];
 	char num[NCELLS][32];
 	char verdict[48];
 	char why[224];
@@ -160,6 +165,13 @@ static bool vma_cells(void *priv, size_t i, const char **cells)
 		return false;
 	if (v->end - v->start < r->min_size)
 		return false;
+	if (r->nonzero && !(v->in_numa_maps && v->fast_bytes + v->slow_bytes))
+		return false;	/* -z: numastat's "skip zero rows" */
+	if (r->pid_col >= 0)
+		cells[r->pid_col] = r->pid;
+	for (int k = 0; r->node_col >= 0 && k < r->nnodes; k++)
+		if (v->in_numa_maps && v->node_bytes)
+			cells[r->node_col + k] = nx_fmt_size(r->node[k], v->node_bytes[k]);
 	cells_maps(r, cells, v);
 	if (v->in_numab)
 		cells_numab(r, cells, &v->nv);
@@ -178,6 +190,42 @@ static bool vma_cells(void *priv, size_t i, const char **cells)
 	return true;
 }
 
+/*
+ * cmd_vmas's columns: those of nx_vma_cols, PID (for several processes)
+ * and one per node, N0, N1, ... (numastat); report keeps nx_vma_cols.
+ */
+static struct nx_colspec vspec[NX_MAX_SPEC];
+static size_t vnspec;
+static int vpid_col = -1, vnode_col = -1, vnnodes;
+static char vnode_names[NX_MAX_SPEC][12], vdefaults[NX_MAX_SPEC * 12 + 128];
+static bool vnonzero;
+
+static void vmas_spec(const struct nx_topo *topo, bool pid, bool nodes)
+{
+	size_t off;
+
+	memcpy(vspec, nx_vma_cols, nx_vma_ncols * sizeof(*vspec));
+	vnspec = nx_vma_ncols;
+	vpid_col = (int)vnspec;
+	vspec[vnspec++] = (struct nx_colspec){ "PID", 5, SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER,
+					       "the process (several PIDs, -p)" };
+	vnode_col = (int)vnspec;
+	vnnodes = 0;
+	for (size_t i = 0; i < topo->nnodes && vnspec < NX_MAX_SPEC; i++, vnnodes++) {
+		snprintf(vnode_names[i], sizeof(vnode_names[i]), "N%d", topo->nodes[i].id);
+		vspec[vnspec++] = (struct nx_colspec){ vnode_names[i], 4, SCOLS_FL_RIGHT,
+						       SCOLS_JSON_NUMBER, "resident on this node" };
+	}
+	/* defaults: PID first, the node columns after SLOW% */
+	off = (size_t)snprintf(vdefaults, sizeof(vdefaults), "%s%s", pid ? "PID," : "",
+			       "START,SIZE,NAME,FAST,SLOW,SLOW%");
+	for (int k = 0; nodes && k < vnnodes; k++)
+		off += (size_t)snprintf(vdefaults + off, sizeof(vdefaults) - off, ",%s",
+					vnode_names[k]);
+	snprintf(vdefaults + off, sizeof(vdefaults) - off, "%s",
+		 NX_VMA_DEFAULT_COLS + strlen("START,SIZE,NAME,FAST,SLOW,SLOW%"));
+}
+
 static int vmas_init(struct nx_table *t, struct vma_rows *r, const struct nx_vmlist *l,
 		     const char *cols, const char *name, bool stranded_only,
 		     uint64_t min_size)
@@ -186,6 +234,14 @@ static int vmas_init(struct nx_table *t, struct vma_rows *r, const struct nx_vml
 	r->l = l;
 	r->stranded_only = stranded_only;
 	r->min_size = min_size;
+	r->nonzero = vnonzero;
+	if (l)
+		snprintf(r->pid, sizeof(r->pid), "%d", (int)l->pid);
+	r->pid_col = vnspec ? vpid_col : -1;
+	r->node_col = vnspec ? vnode_col : -1;
+	r->nnodes = vnnodes;
+	if (vnspec)	/* cmd_vmas: with PID and a column per node */
+		return nx_table_init(t, name, vspec, vnspec, vdefaults, cols);
 	return nx_table_init(t, name, nx_vma_cols, nx_vma_ncols, NX_VMA_DEFAULT_COLS, cols);
 }
 
@@ -284,12 +340,18 @@ static int parse_size(const char *s, uint64_t *out)
 
 static void vmas_usage(FILE *out)
 {
-	fputs("Usage: numabctl vmas [OPTIONS] PID\n\n"
+	fputs("Usage: numabctl vmas [OPTIONS] PID...\n"
+	      "       numabctl vmas [OPTIONS] -p PATTERN [PID...]\n\n"
 	      "One row per VMA of PID, joining /proc/PID/numa_vmas with numa_maps and\n"
 	      "maps: residency per tier, scan state and a verdict.  A VMA is 'stranded'\n"
 	      "when it has pages on a slow tier and a filter skips it, it was never\n"
 	      "scanned, or its last full scan is --stale sequences old.\n\n"
 	      "  -s, --stranded      only stranded VMAs\n"
+	      "  -p, --process PAT   the processes whose name (comm) matches PAT, an\n"
+	      "                      extended regex; with several processes a PID column\n"
+	      "                      comes first (PID may also be self)\n"
+	      "  -N, --per-node      a column per node (N0, N1, ...) after SLOW%\n"
+	      "  -z, --nonzero       leave out VMAs with nothing resident\n"
 	      "  -m, --min-size SIZE only VMAs of at least SIZE (K, M, G suffixes)\n"
 	      "  -x, --sort COL      sort by a column: START (the default) lowest first;\n"
 	      "                      SIZE, SLOW, FAST, SEQS, SCANS largest first; any\n"
@@ -300,6 +362,145 @@ static void vmas_usage(FILE *out)
 	nx_print_columns_help(out, nx_vma_cols, nx_vma_ncols);
 }
 
+/* does a column list name a node column (N0, N1, ...)? */
+static bool names_node(const char *s)
+{
+	for (const char *p = s; p && *p; p++)
+		if ((p == s || p[-1] == ',' || p[-1] == '+') && (*p == 'N' || *p == 'n') &&
+		    p[1] >= '0' && p[1] <= '9')
+			return true;
+	return false;
+}
+
+struct pidlist {
+	pid_t *p;
+	size_t n, cap;
+};
+
+static int add_pid(struct pidlist *pl, pid_t pid)
+{
+	for (size_t i = 0; i < pl->n; i++)
+		if (pl->p[i] == pid)
+			return 0;
+	if (pl->n == pl->cap) {
+		size_t nc = pl->cap ? pl->cap * 2 : 16;
+		pid_t *p = realloc(pl->p, nc * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		pl->p = p;
+		pl->cap = nc;
+	}
+	pl->p[pl->n++] = pid;
+	return 0;
+}
+
+/* -p PATTERN: the processes whose comm matches (extended regex, as numastat -p) */
+static int match_processes(const char *pat, struct pidlist *pl)
+{
+	char path[4096], comm[64], maps[2];
+	struct dirent *de;
+	size_t before = pl->n;
+	regex_t re;
+	DIR *d;
+
+	if (regcomp(&re, pat, REG_EXTENDED | REG_NOSUB))
+		return nx_usage_error("invalid --process pattern '%s' (an extended regex)", pat);
+	nx_path(path, sizeof(path), "/proc");
+	d = opendir(path);
+	while (d && (de = readdir(d))) {
+		uint64_t v;
+
+		if (nx_parse_u64(de->d_name, strlen(de->d_name), 10, &v) || !v || v > 0x3fffffff)
+			continue;
+		if (!nx_opt.sysroot[0] && (pid_t)v == getpid())
+			continue;	/* not numabctl itself */
+		nx_path(path, sizeof(path), "/proc/%s/comm", de->d_name);
+		if (nx_read_str(path, comm, sizeof(comm)) || regexec(&re, comm, 0, NULL, 0))
+			continue;
+		/* kernel threads have no VMAs: an empty maps */
+		nx_path(path, sizeof(path), "/proc/%s/maps", de->d_name);
+		if (nx_read_str(path, maps, sizeof(maps)) || !maps[0])
+			continue;
+		if (add_pid(pl, (pid_t)v)) {
+			closedir(d);
+			regfree(&re);
+			return NX_ERUNTIME;
+		}
+	}
+	if (d)
+		closedir(d);
+	regfree(&re);
+	if (pl->n == before) {
+		nx_warn("no process with an address space matches '%s'", pat);
+		return NX_ENOPROC;
+	}
+	return NX_OK;
+}
+
+static int cmp_pid(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* one line for all that is missing from @l */
+static void warn_missing(const struct nx_vmlist *l)
+{
+	long mode = nx_numa_balancing_mode();
+
+	if (l->missing[0] || mode == 0)
+		nx_warn("%s%s%s", l->missing, l->missing[0] && mode == 0 ? "; also " : "",
+			mode ? "" : "NUMA balancing is off (kernel.numa_balancing=0): nothing "
+			"is scanned or promoted; enable with 'sysctl kernel.numa_balancing=2'");
+}
+
+/*
+ * Several processes (numastat -p): one table with a PID column, the rows
+ * of each process in its order.  A process that cannot be read is
+ * reported and left out; the exit status is its error.
+ */
+static int vmas_multi(const struct pidlist *pl, const struct nx_topo *topo,
+		      unsigned int stale, bool stranded, uint64_t min_size)
+{
+	const char *cells[NX_MAX_SPEC];
+	struct nx_vmlist l;
+	struct nx_table t;
+	struct vma_rows r;
+	int ret = NX_OK, e;
+
+	if (vmas_init(&t, &r, NULL, nx_opt.columns, "vmas", stranded, min_size)) {
+		nx_table_free(&t);
+		return NX_EUSAGE;
+	}
+	for (size_t p = 0; p < pl->n; p++) {
+		e = nx_vmlist_load(&l, pl->p[p], topo, stale);
+		if (e) {
+			ret = ret ? ret : e;
+			continue;
+		}
+		if (!p)
+			warn_missing(&l);
+		if (sort_key) {
+			sort_scan_seq = l.mm.scan_seq;
+			qsort(l.v, l.n, sizeof(*l.v), cmp_sort);
+		}
+		r.l = &l;
+		snprintf(r.pid, sizeof(r.pid), "%d", (int)pl->p[p]);
+		for (size_t i = 0; i < l.n; i++) {
+			memset(cells, 0, sizeof(cells));
+			if (vma_cells(&r, i, cells))
+				nx_table_row(&t, cells);
+		}
+		nx_vmlist_free(&l);
+	}
+	if (nx_table_print(&t, stdout))
+		ret = ret ? ret : NX_ERUNTIME;
+	nx_table_free(&t);
+	return ret;
+}
+
 int cmd_vmas(int argc, char **argv)
 {
 	static const struct option lo[] = {
@@ -307,11 +508,17 @@ int cmd_vmas(int argc, char **argv)
 		{ "stranded", no_argument, NULL, 's' },
 		{ "min-size", required_argument, NULL, 'm' },
 		{ "stale", required_argument, NULL, 'T' },
+		{ "process", required_argument, NULL, 'p' },
+		{ "per-node", no_argument, NULL, 'N' },
+		{ "nonzero", no_argument, NULL, 'z' },
 		NX_BACKEND_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
-	bool stranded = false;
+	bool stranded = false, per_node = false;
 	uint64_t min_size = 0, stale = 4;
+	struct pidlist pl = { NULL, 0, 0 };
+	const char *pats[16];
+	size_t npats = 0;
 	struct nx_vmlist l;
 	struct nx_topo topo;
 	pid_t pid;
@@ -319,9 +526,17 @@ int cmd_vmas(int argc, char **argv)
 
 	sort_key = 0;
 	nx_opt.sort = NULL;
-	while ((c = getopt_long(argc, argv, ":sm:" NX_COMMON_SHORTOPTS, lo, NULL)) != -1) {
+	vnonzero = false;
+	while ((c = getopt_long(argc, argv, ":sm:p:Nz" NX_COMMON_SHORTOPTS, lo, NULL)) != -1) {
 		switch (c) {
 		case 's': stranded = true; break;
+		case 'N': per_node = true; break;
+		case 'z': vnonzero = true; break;
+		case 'p':
+			if (npats == sizeof(pats) / sizeof(pats[0]))
+				return nx_usage_error("at most %zu --process patterns", npats);
+			pats[npats++] = optarg;
+			break;
 		case 'm':
 			if (parse_size(optarg, &min_size))
 				return nx_usage_error("invalid --min-size '%s': a size in bytes up to "
@@ -353,14 +568,38 @@ int cmd_vmas(int argc, char **argv)
 				return r;
 		}
 	}
-	r = nx_opts_done(nx_vma_cols, nx_vma_ncols);
-	if (r >= 0)
-		return r;
-	r = nx_pid_operand(argc, argv, vmas_usage, &pid);
-	if (r >= 0)
-		return r;
 	if (nx_topo_load(&topo))
 		return NX_ERUNTIME;
+	/* one operand and no -p: the table streams; else one row set per process */
+	vmas_spec(&topo, optind + 1 != argc || npats, per_node);
+	r = nx_opts_done(vspec, vnspec);
+	/* per-node bytes cost a pass over each numa_maps line: only if shown */
+	nx_vmlist_nodes = per_node || names_node(nx_opt.columns) || names_node(nx_opt.sort);
+	if (r < 0 && optind >= argc && !npats)
+		r = nx_usage_error("no PID given (or -p PATTERN)");
+	for (int i = optind; r < 0 && i < argc; i++)
+		if (nx_parse_pid(argv[i], &pid))
+			r = NX_EUSAGE;
+		else if (add_pid(&pl, pid))
+			r = NX_ERUNTIME;
+	for (size_t i = 0; r < 0 && i < npats; i++) {
+		int e = match_processes(pats[i], &pl);
+
+		if (e)
+			r = e;
+	}
+	if (r < 0 && (pl.n > 1 || npats)) {
+		if (npats)
+			qsort(pl.p, pl.n, sizeof(*pl.p), cmp_pid);
+		r = vmas_multi(&pl, &topo, (unsigned int)stale, stranded, min_size);
+	}
+	if (r >= 0) {
+		free(pl.p);
+		nx_topo_free(&topo);
+		return r;
+	}
+	pid = pl.p[0];
+	free(pl.p);
 	r = nx_vmlist_load(&l, pid, &topo, (unsigned int)stale);
 	nx_topo_free(&topo);
 	if (r)
@@ -369,12 +608,7 @@ int cmd_vmas(int argc, char **argv)
 		nx_vmlist_free(&l);
 		return NX_OK;
 	}
-	/* one line for all that is missing */
-	if (l.missing[0] || nx_numa_balancing_mode() == 0)
-		nx_warn("%s%s%s", l.missing, l.missing[0] && nx_numa_balancing_mode() == 0 ?
-			"; also " : "", nx_numa_balancing_mode() ? "" :
-			"NUMA balancing is off (kernel.numa_balancing=0): nothing is scanned "
-			"or promoted; enable with 'sysctl kernel.numa_balancing=2'");
+	warn_missing(&l);
 	if (sort_key) {
 		sort_scan_seq = l.mm.scan_seq;
 		qsort(l.v, l.n, sizeof(*l.v), cmp_sort);

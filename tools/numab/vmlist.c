@@ -132,6 +132,28 @@ static uint64_t page_bytes(uint64_t pages, uint64_t kb)
 	return pages > UINT64_MAX / 1024 / kb ? UINT64_MAX : pages * kb * 1024;
 }
 
+bool nx_vmlist_nodes;
+
+/* the N<node>=<pages> of a numa_maps line, per node of @topo (numastat's columns) */
+static uint64_t *node_bytes(const struct nx_topo *topo, const char *line, size_t len,
+			    uint64_t kb)
+{
+	uint64_t *b = calloc(topo->nnodes + 1, sizeof(*b)), id, pages;
+	const char *p = line, *end = line + len;
+	struct nx_kv kv;
+
+	while (b && nx_kv_next(&p, end, &kv)) {
+		if (!kv.val.p || kv.key.n < 2 || kv.key.p[0] != 'N' ||
+		    nx_parse_u64(kv.key.p + 1, kv.key.n - 1, 10, &id) ||
+		    nx_parse_u64(kv.val.p, kv.val.n, 10, &pages))
+			continue;
+		for (size_t i = 0; i < topo->nnodes; i++)
+			if ((uint64_t)topo->nodes[i].id == id)
+				b[i] = page_bytes(pages, kb);
+	}
+	return b;
+}
+
 /*
  * numa_maps line: straight into the rows with its start (the first line
  * for a start wins; its name goes to the first row without one).
@@ -162,6 +184,8 @@ static int numa_maps_line(void *priv, const char *line, size_t len, unsigned lon
 		v->in_numa_maps = true;
 		v->fast_bytes = fast;
 		v->slow_bytes = slow;
+		if (nx_vmlist_nodes && !v->node_bytes)
+			v->node_bytes = node_bytes(ld->topo, line, len, e.pagesize_kb);
 		if (!v->name && !named) {
 			v->name = span_dup(e.name);
 			named = true;
@@ -525,6 +549,10 @@ int nx_vmlist_load(struct nx_vmlist *l, pid_t pid, const struct nx_topo *topo,
 
 void nx_vmlist_free(struct nx_vmlist *l)
 {
+	for (size_t i = 0; l->v && i < l->n; i++) {
+		free(l->v[i].node_bytes);
+		l->v[i].node_bytes = NULL;
+	}
 	for (size_t i = 0; i < l->n; i++)
 		name_free(l->v[i].name);
 	free(l->v);
