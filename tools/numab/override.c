@@ -168,6 +168,7 @@ static void who(pid_t pid, char *buf, size_t sz)
 
 int nx_pf_read_error(pid_t pid, const char *path, int err)
 {
+	struct nx_filters_state sys;
 	char dir[4096], w[32];
 
 	if (err < 0)
@@ -178,9 +179,11 @@ int nx_pf_read_error(pid_t pid, const char *path, int err)
 		return nx_pid_error(pid, path, err);
 	switch (err) {
 	case ENOENT:
+		nx_filters_read(&sys);
 		nx_warn("%s: not found: this kernel has no per-process filter overrides "
-			"(numab series with /proc/PID/numa_filters); only the system-wide "
-			"kernel.numa_balancing_filter_* sysctls exist", path);
+			"(numab series with /proc/PID/numa_filters); %s", path, sys.present ?
+			"only the system-wide kernel.numa_balancing_filter_* sysctls exist" :
+			"it lacks the numab filter sysctls too");
 		return NX_ENOOVERRIDE;
 	case ENODATA:
 		nx_warn("%s: empty: %s has no address space (a kernel thread); NUMA "

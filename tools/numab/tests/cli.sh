@@ -489,6 +489,18 @@ t "live: report of a running process" eval 'rc 0 && has "\"vmas_end\""'
 kill $LIVE 2> /dev/null; wait $LIVE 2> /dev/null
 "$BIN" vmas $LIVE > "$TMP/out" 2> "$TMP/err"; echo $? > "$TMP/rc"
 t "live: vmas of a process that has exited: exit 5" eval 'rc 5 && has "is gone" err'
+# per-process filters on the running kernel: only numabctl's own process (run) changes
+if [ -e /proc/self/numa_filters ]; then
+	"$BIN" run -f pid=skip -f cpuset=off -- cat /proc/self/numa_filters > "$TMP/out" 2> "$TMP/err"; echo $? > "$TMP/rc"
+	t "live: run per process: CMD's own numa_filters has the overrides" eval 'rc 0 && has "^pid=1 .*cpuset=0$"'
+	"$BIN" filter --pid $$ -r -n -o NAME,SOURCE > "$TMP/out" 2> "$TMP/err"; echo $? > "$TMP/rc"
+	t "live: filter --pid of the test shell" eval 'rc 0 && lines 5'
+else
+	"$BIN" run -f pid=skip -- touch "$TMP/ran" > "$TMP/out" 2> "$TMP/err"; echo $? > "$TMP/rc"
+	t "live: run on a kernel without numa_filters: exit 7, CMD not run" eval 'rc 7 && [ ! -e "$TMP/ran" ] && has "run --global" err'
+	"$BIN" filter --pid $$ > "$TMP/out" 2> "$TMP/err"; echo $? > "$TMP/rc"
+	t "live: filter --pid on a kernel without numa_filters: exit 7" eval 'rc 7 && has "no per-process filter overrides" err'
+fi
 
 t "every command has --help (exit 0)" eval '(for c in status vmas filter run watch trace report; do "$BIN" $c --help > "$TMP/out" 2>&1 && grep -q "^Usage: numabctl $c" "$TMP/out" || { echo "# $c"; exit 1; }; done)'
 nx "$P" vmas --bogus-option 4242
