@@ -12,8 +12,8 @@ static const struct cmd {
 } cmds[] = {
 	{ "status", cmd_status, "kernel support, mode, nodes and tiers, tunables, filters, counters" },
 	{ "vmas",   cmd_vmas,   "per-VMA scan state, tier residency and verdict of a process" },
-	{ "filter", cmd_filter, "show or set the scan filter sysctls" },
-	{ "run",    cmd_run,    "run a command with filters changed, restore them afterwards" },
+	{ "filter", cmd_filter, "show or set the scan filter sysctls, or one process's (--pid)" },
+	{ "run",    cmd_run,    "run a command with its own filters (--global: system-wide)" },
 	{ "watch",  cmd_watch,  "per-interval promotion, residency and scan progress" },
 	{ "trace",  cmd_trace,  "why VMAs are skipped, from the sched_skip_vma_numa tracepoint" },
 	{ "report", cmd_report, "write a bug report a kernel developer can act on" },
@@ -41,7 +41,8 @@ static void usage(FILE *out)
 	      "  -b, --bytes        sizes in bytes\n"
 	      "  -V, --version      print the version\n"
 	      "\nExit status: 0 ok, 1 usage, 2 runtime error, 3 permission denied,\n"
-	      "4 not supported by this kernel, 5 no such process, 6 filters busy.\n", out);
+	      "4 not supported by this kernel, 5 no such process, 6 filters busy,\n"
+	      "7 no per-process filters in this kernel (run without --global, filter --pid).\n", out);
 }
 
 static const struct cmd *find_cmd(const char *name)
