@@ -447,12 +447,15 @@ int main(void)
 		struct tally tl = { 0 };
 		int nv = 0, hit = 0, err = 0;
 
-		for (int r = 0; r < rounds; r++)
+		int r;
+
+		/* MIDSCAN: on until a read finds the scan offset inside the big VMA */
+		for (r = 0; r < rounds || (i == 2 && !hit && r < 12); r++)
 			err |= crosscheck(pids[i], &tl, &nv, &hit, i == 2 ? big_start : 0,
 					  i == 2 ? big_end : 0);
 		printf("# %s (pid %d): %d rounds, %ld VMA comparisons, %ld fields: %ld equal, "
 		       "%ld moved between the reads and within the tolerance, %ld mismatched "
-		       "(%ld absent in BPF)%s%s\n", names[i], pids[i], rounds, tl.vmas, tl.fields,
+		       "(%ld absent in BPF)%s%s\n", names[i], pids[i], r, tl.vmas, tl.fields,
 		       tl.equal, tl.moved, tl.bad, tl.absent, tl.bad ? "; first: " : "",
 		       tl.first_bad);
 		printf("BPF_CROSSCHECK\t%s\t%ld\t%ld\t%ld\t%ld\t%ld\n", names[i], tl.vmas, tl.fields,
@@ -476,8 +479,8 @@ int main(void)
 		}
 		if (i == 2) {
 			n++;
-			printf("ok %d the big VMA was mid-scan in %d of %d BPF reads%s\n", n, hit,
-			       rounds, hit ? "" : " # SKIP the scan offset was elsewhere each time");
+			printf("ok %d the big VMA was mid-scan in %d of the BPF reads%s\n", n, hit,
+			       hit ? "" : " # SKIP the scan offset was elsewhere each time");
 		}
 	}
 	for (int i = 0; i < 3; i++)
