@@ -3,7 +3,10 @@
  * numabctl trace PID: why the scanner skips the VMAs of PID, aggregated per
  * VMA and reason, from sched:sched_skip_vma_numa.  It records in a private
  * tracefs instance, so the global trace buffer and other users of the
- * event are left alone.
+ * event are left alone.  libtracefs manages the instance and reads the
+ * binary ring buffer; libtraceevent decodes the records with the event's
+ * format (vm_start and vm_end as numbers, the reason as the print format
+ * names it).  Saved traces (--input) are trace_pipe text, parsed by parse.c.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -13,6 +16,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include <event-parse.h>
+#include <tracefs.h>
 
 #include "numabctl.h"
 
@@ -129,6 +135,17 @@ static bool our_task(struct agg *g, int tid)
 	return g->tids[lo] > 0;
 }
 
+/* one event: counted if a thread of the process caused it */
+static int agg_event(struct agg *g, const struct nx_trace_ev *ev)
+{
+	if (ev->tid <= 0 || !our_task(g, ev->tid)) {
+		g->r->other_tasks++;
+		return 0;
+	}
+	g->r->events++;
+	return agg_add(g, ev);
+}
+
 static int trace_line(void *priv, const char *line, size_t len, unsigned long no)
 {
 	struct agg *g = priv;
@@ -141,12 +158,7 @@ static int trace_line(void *priv, const char *line, size_t len, unsigned long no
 		g->r->bad_lines++;
 		return 0;
 	}
-	if (ev.tid <= 0 || !our_task(g, ev.tid)) {
-		g->r->other_tasks++;
-		return 0;
-	}
-	g->r->events++;
-	return agg_add(g, &ev);
+	return agg_event(g, &ev);
 }
 
 /* --- tracefs -------------------------------------------------------------- */
@@ -178,77 +190,75 @@ static int tracefs_root(char *buf, size_t sz)
 	return -ENOENT;
 }
 
-/* feed complete lines of @buf to trace_line, keep the partial tail */
-static size_t feed(struct agg *g, char *buf, size_t len)
-{
-	size_t start = 0;
+/* libtracefs/libtraceevent: one record of the ring buffer */
+struct live {
+	struct agg *g;
+	struct tep_event *ev;
+	struct tep_format_field *start, *end;
+	struct trace_seq seq;
+};
 
-	for (size_t i = 0; i < len; i++) {
-		if (buf[i] != '\n')
-			continue;
-		trace_line(g, buf + start, i - start, 0);
-		start = i + 1;
-	}
-	memmove(buf, buf + start, len - start);
-	return len - start;
+static int on_record(struct tep_event *event, struct tep_record *rec, int cpu, void *ctx)
+{
+	struct live *lv = ctx;
+	struct nx_trace_ev ev;
+	unsigned long long v;
+	const char *p;
+	size_t n;
+
+	(void)cpu;
+	if (event->id != lv->ev->id)
+		return 0;
+	memset(&ev, 0, sizeof(ev));
+	ev.tid = tep_data_pid(event->tep, rec);
+	if (tep_read_number_field(lv->start, rec->data, &v))
+		goto bad;
+	ev.vm_start = v;
+	if (tep_read_number_field(lv->end, rec->data, &v))
+		goto bad;
+	ev.vm_end = v;
+	/* the reason's name is the print format's (__print_symbolic) */
+	trace_seq_reset(&lv->seq);
+	tep_print_event(event->tep, &lv->seq, rec, "%s", TEP_PRINT_INFO);
+	trace_seq_terminate(&lv->seq);
+	p = lv->seq.buffer ? strstr(lv->seq.buffer, "reason=") : NULL;
+	if (!p)
+		goto bad;
+	p += strlen("reason=");
+	n = strcspn(p, " \n");
+	if (!n || n >= sizeof(ev.reason))
+		goto bad;
+	memcpy(ev.reason, p, n);
+	return agg_event(lv->g, &ev) ? -1 : 0;
+bad:
+	lv->g->r->bad_lines++;
+	return 0;
 }
 
-static int record(struct agg *g, const char *inst, double sec)
+/* record until @sec have passed or a signal came, draining the buffer */
+static void record(struct live *lv, struct tep_handle *tep, struct tracefs_instance *inst,
+		   double sec)
 {
-	char path[4096], buf[65536];
-	size_t have = 0;
 	double end = nx_now() + sec;
-	int fd;
 
-	snprintf(path, sizeof(path), "%s/trace_pipe", inst);
-	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0)
-		return nx_file_error(path, errno);
 	while (!stop) {
-		struct pollfd p = { .fd = fd, .events = POLLIN };
 		double left = end - nx_now();
-		ssize_t n;
 
 		if (left <= 0)
 			break;
-		if (poll(&p, 1, left > 0.2 ? 200 : (int)(left * 1000) + 1) <= 0)
-			continue;
-		n = read(fd, buf + have, sizeof(buf) - have - 1);
-		if (n < 0 && errno != EAGAIN && errno != EINTR)
-			break;
-		if (n > 0)
-			have = feed(g, buf, have + (size_t)n);
-		if (have >= sizeof(buf) - 1)	/* overlong line: drop it */
-			have = 0;
+		nx_sleep(left > 0.2 ? 0.2 : left);
+		tracefs_iterate_raw_events(tep, inst, NULL, 0, on_record, lv);
 	}
-	/* drain what is buffered */
-	for (;;) {
-		ssize_t n = read(fd, buf + have, sizeof(buf) - have - 1);
-
-		if (n <= 0)
-			break;
-		have = feed(g, buf, have + (size_t)n);
-	}
-	close(fd);
-	return NX_OK;
-}
-
-static int write_str(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, s, strlen(s));
-	close(fd);
-	return n == (ssize_t)strlen(s) ? 0 : -EIO;
 }
 
 static int trace_live(struct agg *g, double sec, bool quiet)
 {
-	char root[2048], inst[3072], en[4096];
+	static const char *systems[] = { "sched", NULL };
+	char root[2048], name[64];
 	struct sigaction sa, old_int, old_term;
+	struct live lv = { .g = g };
+	struct tracefs_instance *inst;
+	struct tep_handle *tep;
 	int r;
 
 	r = tracefs_root(root, sizeof(root));
@@ -264,32 +274,52 @@ static int trace_live(struct agg *g, double sec, bool quiet)
 				"(Linux 6.7+ with CONFIG_NUMA_BALANCING and tracefs mounted)", root);
 		return NX_ENOTSUP;
 	}
-	snprintf(inst, sizeof(inst), "%s/instances/numabctl-%d", root, (int)getpid());
-	if (mkdir(inst, 0700)) {
+	tracefs_set_tracing_dir(root);	/* below --sysroot too */
+	tep = tracefs_local_events_system(root, systems);
+	lv.ev = tep ? tep_find_event_by_name(tep, "sched", "sched_skip_vma_numa") : NULL;
+	lv.start = lv.ev ? tep_find_field(lv.ev, "vm_start") : NULL;
+	lv.end = lv.ev ? tep_find_field(lv.ev, "vm_end") : NULL;
+	if (!lv.start || !lv.end) {
+		if (!quiet)
+			nx_warn("%s/" EVENT "/format: no vm_start and vm_end fields that "
+				"libtraceevent can read", root);
+		tep_free(tep);
+		return NX_ENOTSUP;
+	}
+	snprintf(name, sizeof(name), "numabctl-%d", (int)getpid());
+	inst = tracefs_instance_create(name);
+	if (!inst) {
 		r = errno;
 		if (!quiet)
-			nx_warn("%s: cannot create a trace instance: %s%s", inst, strerror(r),
-				r == EACCES || r == EPERM ? " (tracing needs root)" : "");
+			nx_warn("%s/instances/%s: cannot create a trace instance: %s%s", root, name,
+				strerror(r), r == EACCES || r == EPERM ? " (tracing needs root)" : "");
+		tep_free(tep);
 		return r == EACCES || r == EPERM ? NX_EPERM : r == ENOENT ? NX_ENOTSUP : NX_ERUNTIME;
 	}
-	snprintf(en, sizeof(en), "%s/" EVENT "/enable", inst);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
 	stop = 0;
-	r = write_str(en, "1");
-	if (r) {
+	trace_seq_init(&lv.seq);
+	if (tracefs_event_enable(inst, "sched", "sched_skip_vma_numa")) {
+		r = errno;
 		if (!quiet)
-			nx_file_error(en, r);
-		r = r == -EACCES || r == -EPERM ? NX_EPERM : NX_ERUNTIME;
+			nx_warn("%s/instances/%s/" EVENT "/enable: %s", root, name, strerror(r));
+		r = r == EACCES || r == EPERM ? NX_EPERM : NX_ERUNTIME;
 	} else {
-		r = record(g, inst, sec);
-		write_str(en, "0");
+		record(&lv, tep, inst, sec);
+		tracefs_event_disable(inst, "sched", "sched_skip_vma_numa");
+		tracefs_iterate_raw_events(tep, inst, NULL, 0, on_record, &lv);	/* the rest */
+		r = NX_OK;
 	}
-	if (rmdir(inst) && !quiet)
-		nx_warn("%s: cannot remove the trace instance: %s", inst, strerror(errno));
+	trace_seq_destroy(&lv.seq);
+	if (tracefs_instance_destroy(inst) && !quiet)
+		nx_warn("%s/instances/%s: cannot remove the trace instance: %s", root, name,
+			strerror(errno));
+	tracefs_instance_free(inst);
+	tep_free(tep);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	return r;

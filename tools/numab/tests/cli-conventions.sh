@@ -197,3 +197,15 @@ t "vmas with a gone process among others: the others printed, exit 5" eval 'rc 5
 R=$(copy patched); rm -rf "$R/proc/self"; ln -s 4242 "$R/proc/self"
 nx "$R" vmas -r -n -o START self
 t "vmas self: the process /proc/self names" eval 'rc 0 && lines 9 && has "^7f3a40000000$"'
+
+# --- trace through libtracefs: a private instance, created and removed ---------------------
+tfs=$(awk '$3 == "tracefs" { print $2; exit }' /proc/mounts 2> /dev/null)
+if [ "$(id -u)" = 0 ] && [ -n "$tfs" ] && [ -e "$tfs/events/sched/sched_skip_vma_numa/format" ] && [ -d "$tfs/instances" ]; then
+	L=$TMP/live; mkdir -p "$L/sys/kernel"; ln -s /proc "$L/proc"; ln -s "$tfs" "$L/sys/kernel/tracing"; ln -s /sys/devices "$L/sys/devices"
+	sleep 30 & SP=$!
+	"$BIN" --sysroot "$L" trace -d 0.3 -r -n $SP > "$TMP/out" 2> "$TMP/err"; echo $? > "$TMP/rc"
+	kill $SP 2> /dev/null; wait $SP 2> /dev/null
+	t "trace (libtracefs): records in its own instance and removes it" eval 'rc 0 && [ -z "$(ls "$tfs/instances" | grep "^numabctl-")" ] && has "no VMA of $SP was skipped" err'
+else
+	skip "trace (libtracefs) on the running kernel" "needs root and a mounted tracefs with sched_skip_vma_numa"
+fi
