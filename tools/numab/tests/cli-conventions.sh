@@ -22,6 +22,14 @@ nx "$P" status --json=compact
 t "--json=compact: one line" eval 'rc 0 && lines 1 && json "d[\"nodes\"][1][\"cpus\"] is False"'
 nx "$P" watch 4242 -i 0.05 -n 1 -J
 t "watch -J: type and id in their own members" json 'd["rows"][0]["type"] == "process" and d["rows"][0]["pid"] == 4242 and d["rows"][1]["type"] == "vma" and d["rows"][1]["start"] == "7f3a40000000" and "what" not in d["rows"][0]'
+# JSON lines, written as each sample is taken (a reader sees the first
+# while watch still runs); at most 3 s
+"$BIN" --sysroot "$P" watch 4242 -i 0.2 -n 15 -J > "$TMP/stream" 2> /dev/null & wp=$!
+i=0; while [ $i -lt 30 ] && [ ! -s "$TMP/stream" ]; do sleep 0.1; i=$((i + 1)); done
+kill -0 $wp 2> /dev/null; running=$?
+kill $wp 2> /dev/null; wait $wp 2> /dev/null
+head -1 "$TMP/stream" > "$TMP/out"
+t "watch -J: each sample out on its own line while watch runs (for jq)" eval '[ $running = 0 ] && lines 1 && json "d[\"sample\"] == 1"'
 nx "$U" watch 4242 -i 0.05 -n 1 -J --top 0
 t "watch without numa_vmas: stranded is null in JSON" json 'd["rows"][0]["stranded"] is None'
 nx "$U" watch 4242 -i 0.05 -n 1 -r -o WHAT,SLOW,STRANDED --top 0
