@@ -217,3 +217,8 @@ if [ "$(id -u)" = 0 ] && [ -n "$tfs" ] && [ -e "$tfs/events/sched/sched_skip_vma
 else
 	skip "trace (libtracefs) on the running kernel" "needs root and a mounted tracefs with sched_skip_vma_numa"
 fi
+
+# the man page's status -J excerpt is a piece of the current output (cpus: false)
+nx "$P" status -J
+awk '$0 == "   $ numabctl status -J   # excerpt" { on = 1; next } on && /^$/ { exit } on { sub(/^   /, ""); print }' "$(pwd)/Documentation/numabctl.rst" > "$TMP/doc"
+t "man page: the status -J excerpt is current output, cpus false for node 1" eval 'grep -q "\"cpus\": false" "$TMP/doc" && python3 -c "import sys; sys.exit(open(sys.argv[1]).read() not in open(sys.argv[2]).read())" "$TMP/doc" "$TMP/out"'
