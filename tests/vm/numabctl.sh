@@ -105,8 +105,8 @@ t "the mapping was promoted under the default filters" $? "$(cat /tmp/hold.out)"
 hold_rofile 15 >/dev/null &
 hp=$!
 sleep 1
-out=$(numabctl report -d 2 -o /tmp/report.txt $hp 2>&1); rc=$?
-t "report -o exits 0" $rc "$out"
+out=$(numabctl report -d 2 -w /tmp/report.txt $hp 2>&1); rc=$?
+t "report -w exits 0" $rc "$out"
 missing=
 for sec in "Report:" "Support:" "Nodes:" "Tunables:" "Filters:" \
 	"Counters over the interval (/proc/vmstat):" "VMAs at start" "VMAs at end" \
@@ -117,7 +117,7 @@ t "report has every section" $([ -z "$missing" ]; echo $?) "missing:$missing"
 grep -q "numa_vma_skip_shared_ro" /tmp/report.txt
 t "report has the series' vmstat counters" $? "$(grep numa_ /tmp/report.txt | head -5)"
 ls /tmp/.report.txt* /tmp/report.txt.* >/dev/null 2>&1
-t "report -o leaves no temporary file" $([ $? != 0 ]; echo $?) "$(ls -a /tmp)"
+t "report -w leaves no temporary file" $([ $? != 0 ]; echo $?) "$(ls -a /tmp)"
 out=$(numabctl report -J -d 1 $hp 2>/dev/null)
 echo "$out" | head -1 | grep -q '^{' && echo "$out" | tail -1 | grep -q '^}' &&
 	echo "$out" | grep -q '"report": \[' && echo "$out" | grep -q '"cgroup": \['
