@@ -659,3 +659,43 @@ int nx_pf_vmas_json(const struct nx_numab_mm *mm, struct nx_table *t, size_t n,
 	free(doc);
 	return r;
 }
+
+/* vmas with several PIDs: one "filters" table, a row per process and filter */
+enum { XC_PID, XC_NAME, XC_VALUE, XC_SETTING, XC_SOURCE };
+static const struct nx_colspec multi_cols[] = {
+	[XC_PID] = { "PID", 5, SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER, "process id" },
+	[XC_NAME] = { "NAME", 10, 0, SCOLS_JSON_STRING, "filter name" },
+	[XC_VALUE] = { "VALUE", 3, SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER, "effective value" },
+	[XC_SETTING] = { "SETTING", 4, 0, SCOLS_JSON_STRING, "its name" },
+	[XC_SOURCE] = { "SOURCE", 6, 0, SCOLS_JSON_STRING, "system, process or unknown" },
+};
+
+int nx_pf_multi_init(struct nx_table *t)
+{
+	return nx_table_init(t, "filters", multi_cols, sizeof(multi_cols) / sizeof(multi_cols[0]),
+			     "PID,NAME,VALUE,SETTING,SOURCE", NULL);
+}
+
+bool nx_pf_multi_add(struct nx_table *t, pid_t pid, const struct nx_numab_mm *mm)
+{
+	if (!mm->filt_have)
+		return false;
+	for (int k = 0; k < NX_NFILTERS; k++) {
+		int i = kernel_order[k];
+		bool have = mm->filt_have & (1u << i);
+		struct libscols_line *ln = nx_table_line(t);
+
+		nx_table_set(t, ln, XC_PID, "%d", (int)pid);
+		nx_table_set(t, ln, XC_NAME, "%s", nx_filters[i].name);
+		if (have) {
+			nx_table_set(t, ln, XC_VALUE, "%d", mm->filt_val[i]);
+			nx_table_set(t, ln, XC_SETTING, "%s",
+				     nx_filter_value_name(i, mm->filt_val[i]));
+		} else {
+			nx_table_set(t, ln, XC_VALUE, "%s", null_or_dash());
+			nx_table_set(t, ln, XC_SETTING, "unknown");
+		}
+		nx_table_set(t, ln, XC_SOURCE, "%s", have ? src_name(mm->filt_src[i]) : "unknown");
+	}
+	return true;
+}

@@ -466,12 +466,22 @@ static int vmas_multi(const struct pidlist *pl, const struct nx_topo *topo,
 {
 	const char *cells[NX_MAX_SPEC];
 	struct nx_vmlist l;
-	struct nx_table t;
+	struct nx_table t, ft;
 	struct vma_rows r;
 	int ret = NX_OK, e;
+	/* per-process filters (issue 13): a line (text) or a table (-J) per process */
+	char *flines = NULL, fl[512];
+	size_t flen = 0;
+	FILE *fmem = nx_opt.json || nx_opt.noheadings ? NULL : open_memstream(&flines, &flen);
+	bool fany = false, fjson = nx_opt.json && !nx_pf_multi_init(&ft);
 
 	if (vmas_init(&t, &r, NULL, nx_opt.columns, "vmas", stranded, min_size)) {
 		nx_table_free(&t);
+		if (fjson)
+			nx_table_free(&ft);
+		if (fmem)
+			fclose(fmem);
+		free(flines);
 		return NX_EUSAGE;
 	}
 	for (size_t p = 0; p < pl->n; p++) {
@@ -488,6 +498,11 @@ static int vmas_multi(const struct pidlist *pl, const struct nx_topo *topo,
 		}
 		r.l = &l;
 		snprintf(r.pid, sizeof(r.pid), "%d", (int)pl->p[p]);
+		if (fjson)
+			fany |= nx_pf_multi_add(&ft, pl->p[p], &l.mm);
+		nx_pf_mm_line(&l.mm, fl, sizeof(fl));
+		if (fmem && fl[0])
+			fprintf(fmem, "filters %d: %s\n", (int)pl->p[p], fl);
 		for (size_t i = 0; i < l.n; i++) {
 			memset(cells, 0, sizeof(cells));
 			if (vma_cells(&r, i, cells))
@@ -495,8 +510,21 @@ static int vmas_multi(const struct pidlist *pl, const struct nx_topo *topo,
 		}
 		nx_vmlist_free(&l);
 	}
-	if (nx_table_print(&t, stdout))
+	if (fmem && !fclose(fmem) && flen)
+		fputs(flines, stdout);
+	free(flines);
+	if (fany) {
+		struct nx_doc d;
+
+		nx_doc_begin(&d, stdout);
+		nx_doc_table(&d, &ft, NULL);
+		nx_doc_table(&d, &t, NULL);
+		nx_doc_end(&d);
+	} else if (nx_table_print(&t, stdout)) {
 		ret = ret ? ret : NX_ERUNTIME;
+	}
+	if (fjson)
+		nx_table_free(&ft);
 	nx_table_free(&t);
 	return ret;
 }

@@ -344,6 +344,16 @@ t "vmas --json=compact with filters: one line, both members" eval 'rc 0 && lines
 nx "$PP" vmas -J 4242; mv "$TMP/out" "$TMP/one"
 NUMABCTL_CHUNK=2 nx "$PP" vmas -J 4242
 t "vmas -J with filters in chunks of 2: the same document" eval 'rc 0 && cmp -s "$TMP/one" "$TMP/out"'
+nx "$PP" vmas -o PID,START 4242 4243
+t "vmas with several PIDs: a filters line per process that has them" eval 'rc 5 && [ "$(head -1 "$TMP/out")" = "filters 4242: pid=skip(process) shared_ro=tier(system) scan_delay=on(system) shared_folio=tier(system) cpuset=off(process)" ] && has "^ *4242 55d0c0a00000"'
+nx "$PP" vmas -J -o PID,START 4242 4243
+if command -v python3 > /dev/null; then
+	t "vmas -J with several PIDs: a filters table with the PID" python3 -c "import json,sys; d=json.load(open(sys.argv[1])); f=d['filters']; assert len(f) == 5 and f[0] == {'pid': 4242, 'name': 'pid', 'value': 1, 'setting': 'skip', 'source': 'process'} and len(d['vmas']) == 9" "$TMP/out"
+else
+	skip "vmas -J with several PIDs: a filters table" "python3 not installed"
+fi
+nx "$P" vmas -J -o PID,START 4242 4243
+t "vmas -J with several PIDs, no mm-line filters: no filters member" eval 'hasnt "\"filters\"" && has "\"vmas\""'
 nx "$P" vmas 4242
 t "vmas on a kernel without the mm-line filters: no filters line" eval 'rc 0 && hasnt "^filters:"'
 R=$(copy per-process); sed -i '1s/ filter_cpuset=0:process//; 1s/filter_pid=1:process/filter_pid=1:cgroup/' "$R/proc/4242/numa_vmas"
