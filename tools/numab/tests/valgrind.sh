@@ -52,6 +52,8 @@ vg "filter --pid of a kernel thread" "$BIN" --sysroot "$PP" filter --pid 2
 vg "run per process" "$BIN" --sysroot "$PP" run --legacy -f pid=inherit -- true
 vg "run without numa_filters" "$BIN" --sysroot "$FIX/patched" run -f pid=1 -- true
 vg "report -J with overrides" "$BIN" --sysroot "$PP" report 4242 -d 0 -J --no-trace
+vg "vmas of several PIDs with their filters" "$BIN" --sysroot "$PP" vmas 4242 4243
+vg "vmas -J of several PIDs with their filters" "$BIN" --sysroot "$PP" vmas -J 4242 4243
 echo "1..$n"
 echo "$((n - failed)) passed, $failed failed, 0 skipped"
 [ $failed -eq 0 ]
