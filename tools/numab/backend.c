@@ -753,21 +753,31 @@ struct reader {
 	bool have_mm;
 };
 
+/* a new walk of @pid: the program's state map reset */
+static int reset_state(struct numab_vmas *skel, pid_t pid)
+{
+	struct nb_state st = { .target_tgid = (__s32)pid };
+	__u32 zero = 0;
+
+	return bpf_map__update_elem(skel->maps.state, &zero, sizeof(zero), &st, sizeof(st), 0);
+}
+
 /* the MM record alone: a fresh iterator read for its first record */
-static int probe_mm(struct numab_vmas *skel, struct bpf_link *link, struct nb_rec *rec)
+static int probe_mm(struct numab_vmas *skel, struct bpf_link *link, pid_t pid,
+		    struct nb_rec *rec)
 {
 	ssize_t n;
 	int fd;
 
-	skel->bss->mm_done = 0;
-	skel->bss->mm_seen = 0;
+	if (reset_state(skel, pid))
+		return -1;
 	fd = bpf_iter_create(bpf_link__fd(link));
 	if (fd < 0)
 		return -1;
 	n = read(fd, rec, sizeof(*rec));
 	close(fd);
-	skel->bss->mm_done = 0;
-	skel->bss->mm_seen = 0;
+	if (reset_state(skel, pid))
+		return -1;
 	return n == (ssize_t)sizeof(*rec) && rec->kind == NB_REC_MM ? 0 : -1;
 }
 
@@ -775,17 +785,17 @@ static int probe_mm(struct numab_vmas *skel, struct bpf_link *link, struct nb_re
  * HZ where kernel_hz() cannot tell (no config, uptime near 300 s): the
  * jiffies of two reads 0.3 s apart, to the nearest HZ within 10%.
  */
-static long measure_hz(struct numab_vmas *skel, struct bpf_link *link)
+static long measure_hz(struct numab_vmas *skel, struct bpf_link *link, pid_t pid)
 {
 	static const long cand[] = { 100, 250, 300, 1000 };
 	struct nb_rec a, b;
 	char how[48];
 	double hz;
 
-	if (probe_mm(skel, link, &a) || kernel_hz(&a, how, sizeof(how)))
+	if (probe_mm(skel, link, pid, &a) || kernel_hz(&a, how, sizeof(how)))
 		return 0;
 	nx_sleep(0.3);
-	if (probe_mm(skel, link, &b) || b.ktime_ns <= a.ktime_ns)
+	if (probe_mm(skel, link, pid, &b) || b.ktime_ns <= a.ktime_ns)
 		return 0;
 	hz = (double)(b.jiffies - a.jiffies) / ((double)(b.ktime_ns - a.ktime_ns) / 1e9);
 	for (size_t i = 0; i < sizeof(cand) / sizeof(cand[0]); i++)
@@ -849,7 +859,6 @@ int nx_bpf_read(pid_t pid, nx_bpf_fn fn, void *priv, struct nx_bpf_info *info,
 	skel = numab_vmas__open();
 	if (!skel)
 		return load_error(errno, "opening the BPF program", err, errsz);
-	skel->rodata->target_tgid = (int)pid;
 	if (numab_vmas__load(skel)) {
 		r = load_error(errno, "loading the BPF program", err, errsz);
 		goto out;
@@ -875,7 +884,11 @@ int nx_bpf_read(pid_t pid, nx_bpf_fn fn, void *priv, struct nx_bpf_info *info,
 		r = load_error(errno, "attaching the task_vma iterator", err, errsz);
 		goto out;
 	}
-	rd.hz_measured = measure_hz(skel, link);
+	rd.hz_measured = measure_hz(skel, link, pid);
+	if (reset_state(skel, pid)) {
+		r = load_error(errno, "setting up the BPF program's state", err, errsz);
+		goto out;
+	}
 	fd = bpf_iter_create(bpf_link__fd(link));
 	if (fd < 0) {
 		r = load_error(errno, "creating the iterator", err, errsz);

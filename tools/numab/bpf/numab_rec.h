@@ -60,6 +60,13 @@ enum {
 	NB_SKIP_UNKNOWN = 255,
 };
 
+/* the program's one-entry state map */
+struct nb_state {
+	__s32 target_tgid;	/* the process */
+	__u32 mm_done;		/* the MM record is out */
+	__u64 mm_seen;		/* the mm of the walk */
+};
+
 struct nb_rec {
 	__u32 kind;		/* NB_REC_* */
 	__u32 have;		/* NB_H_* */

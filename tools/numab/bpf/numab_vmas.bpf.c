@@ -13,18 +13,25 @@
  * reading, the scanner updates numab_state under it for reading too.
  */
 #include "numab_types.h"
+#include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
 #include "numab_rec.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
-/* the process: its thread group ID (set by numabctl before loading) */
-const volatile int target_tgid;
-
-/* per iteration (numabctl clears them before each read) */
-int mm_done;
-__u64 mm_seen;
+/*
+ * The process (set by numabctl after loading) and the iteration's state
+ * (cleared by numabctl before each read).  An array map, not global data:
+ * libbpf probes for global data with a socket filter program, which a
+ * kernel without CONFIG_NET (the testbed's) cannot load.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct nb_state);
+} state SEC(".maps");
 
 #define VM_READ		0x00000001UL
 #define VM_WRITE	0x00000002UL
@@ -176,21 +183,24 @@ int numab_vmas(struct bpf_iter__task_vma *ctx)
 	struct mempolicy *pol;
 	struct file *file;
 	struct nb_rec r = {};
+	struct nb_state *st;
+	__u32 zero = 0;
 	__u64 now;
 
-	if (!task || BPF_CORE_READ(task, tgid) != target_tgid)
+	st = bpf_map_lookup_elem(&state, &zero);
+	if (!st || !task || BPF_CORE_READ(task, tgid) != st->target_tgid)
 		return 0;
 	mm = BPF_CORE_READ(task, mm);
 	if (!mm)
 		return 0;
 	/* one thread's walk: kernels without the iterator's tid filter visit all */
-	if (!mm_seen)
-		mm_seen = (__u64)mm;
-	if (mm_seen != (__u64)mm || BPF_CORE_READ(task, pid) != target_tgid)
+	if (!st->mm_seen)
+		st->mm_seen = (__u64)mm;
+	if (st->mm_seen != (__u64)mm || BPF_CORE_READ(task, pid) != st->target_tgid)
 		return 0;
-	if (!mm_done) {
+	if (!st->mm_done) {
 		emit_mm(seq, task, mm);
-		mm_done = 1;
+		st->mm_done = 1;
 	}
 	if (!vma)
 		return 0;
