@@ -262,13 +262,14 @@ int nx_backend_opt_set(int c, const char *arg)
 
 static void dump_name(const char *name, FILE *out)
 {
-	if (!name || !name[0])
+	/* maps' names, or the BPF backend's anon/heap/stack where maps has none */
+	if (!name || !name[0] || !strcmp(name, "anon"))
 		fputs(" anon", out);
 	else if (name[0] == '/')
 		fprintf(out, " file=%s", name);
-	else if (!strcmp(name, "[heap]"))
+	else if (!strcmp(name, "[heap]") || !strcmp(name, "heap"))
 		fputs(" heap", out);
-	else if (!strcmp(name, "[stack]"))
+	else if (!strcmp(name, "[stack]") || !strcmp(name, "stack"))
 		fputs(" stack", out);
 }
 
