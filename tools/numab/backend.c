@@ -95,7 +95,8 @@ bool nx_pid_release(const struct nx_numab_vma *v, const struct nx_numab_mm *mm,
 	if (pids & (t->listed ? t->hash_bits : ~0ull))
 		return false;
 	/* a scan that began inside it is completed (ignore_pid_inactive) */
-	if ((mm->have & MM_HAVE_OFFSET) && mm->scan_offset > v->start)
+	if ((mm->have & MM_HAVE_OFFSET) && mm->scan_offset > v->start &&
+	    mm->scan_offset < v->end)
 		return false;
 	/* the fallback: scanned once numa_scan_seq > prev_scan_seq + nr_threads */
 	horizon = v->prev_seq + t->nr;
