@@ -266,8 +266,15 @@ static void dump_name(const char *name, FILE *out)
 	/* maps' names, or the BPF backend's anon/heap/stack where maps has none */
 	if (!name || !name[0] || !strcmp(name, "anon"))
 		fputs(" anon", out);
-	else if (name[0] == '/')
-		fprintf(out, " file=%s", name);
+	else if (name[0] == '/') {
+		/* seq_path()'s escapes of numa_vmas: "\n\t= " as \ooo */
+		fputs(" file=", out);
+		for (const char *c = name; *c; c++)
+			if (strchr("\n\t= ", *c))
+				fprintf(out, "\\%03o", (unsigned char)*c);
+			else
+				fputc(*c, out);
+	}
 	else if (!strcmp(name, "[heap]") || !strcmp(name, "heap"))
 		fputs(" heap", out);
 	else if (!strcmp(name, "[stack]") || !strcmp(name, "stack"))
