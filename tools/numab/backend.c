@@ -340,8 +340,10 @@ bool nx_vmas_backend_done(struct nx_vmlist *l)
 		dump(l, stdout);
 		return true;
 	}
+	/* only a stranded VMA's prediction is worth the wait */
 	for (size_t i = 0; i < l->n && !need; i++)
-		need = l->v[i].release_in >= 0;
+		need = l->v[i].release_in >= 0 && l->v[i].verdict &&
+		       !strcmp(l->v[i].verdict, "stranded");
 	if (!need || rate_max_sec <= 0 || nx_opt.sysroot[0])
 		return false;
 	nx_scan_rate_measure(l->pid, rate_max_sec, &rate);
