@@ -85,9 +85,8 @@ both=$([ -e $D/legacy.done ] && [ -e $D/numab.done ]; echo $?)
 t "both workloads finished their measurement (bounded wait, ${i} s)" $both "$(tail -3 $D/legacy.out; tail -3 $D/numab.out)"
 t "the filter sysctls never changed while both ran" $changed
 
-# dbsim's pid: numabctl run execs it in its own child
-da=$(pgrep -f "dbsim -l legacy" | head -1)
-[ -n "$da" ] || da=$pa
+# numabctl run execs dbsim in its own process: $pa is dbsim
+da=$pa
 ma=$(head -1 /proc/$da/numa_vmas 2>/dev/null)
 mb=$(head -1 /proc/$pb/numa_vmas 2>/dev/null)
 echo "# legacy ($da) mm line: $ma"
@@ -122,8 +121,9 @@ echo "# fast-tier share over time (t s since the move; hash arenas binary)"
 echo "# t    legacy: hash arenas binary    numab: hash arenas binary"
 grep "^DBSIM_ROW" $D/legacy.out | awk '{ print $3, $5, $6, $7 }' >$D/a.txt
 grep "^DBSIM_ROW" $D/numab.out | awk '{ print $3, $5, $6, $7 }' >$D/b.txt
-awk 'NR == FNR { a[int($1 + 0.5)] = $2 " " $3 " " $4; next }
-     { k = int($1 + 0.5); printf "# %-4d  %-28s  %s %s %s\n", k, (k in a ? a[k] : "-"), $2, $3, $4 }' $D/a.txt $D/b.txt
+# every legacy sample (the longer run), numab's of the same second beside it
+awk 'NR == FNR { b[int($1 + 0.5)] = $2 " " $3 " " $4; next }
+     { k = int($1 + 0.5); printf "# %-4d  %s %s %s         %s\n", k, $2, $3, $4, (k in b ? b[k] : "- (done)") }' $D/b.txt $D/a.txt
 for f in legacy-vmas.txt numab-vmas.txt; do echo "# $f:"; sed 's/^/#   /' $D/$f; done
 echo "1..$n"
 exit $bad
