@@ -215,10 +215,17 @@ static int kv(char **save, const char *key, char **val)
 	return 0;
 }
 
-/* "mm scan_seq=N scan_offset=0x.. next_scan_ms=N" */
+/*
+ * "mm scan_seq=N scan_offset=0x.. next_scan_ms=N", then with the
+ * per-process filters "filter_NAME=V:system|process" for each filter
+ */
 static const char *parse_mm(char *line)
 {
+	static const char *const filters[] = {
+		"pid", "shared_ro", "scan_delay", "shared_folio", "cpuset",
+	};
 	char *save, *v, *tok = strtok_r(line, " ", &save);
+	size_t i;
 
 	if (!tok || strcmp(tok, "mm"))
 		return "first line is not the mm line";
@@ -228,6 +235,22 @@ static const char *parse_mm(char *line)
 		return "mm: bad scan_offset";
 	if (kv(&save, "next_scan_ms", &v) || !is_dec(v, 1))
 		return "mm: bad next_scan_ms";
+	/* the filters in effect and their source (patch 11), all or none */
+	for (i = 0; i < sizeof(filters) / sizeof(filters[0]); i++) {
+		char key[32];
+		size_t n;
+
+		tok = strtok_r(NULL, " ", &save);
+		if (!tok && !i)
+			return NULL;	/* a kernel without patch 11 */
+		n = snprintf(key, sizeof(key), "filter_%s=", filters[i]);
+		if (!tok || strncmp(tok, key, n))
+			return "mm: missing or unexpected filter_ token";
+		v = tok + n;
+		if (!isdigit((unsigned char)v[0]) || v[0] > '2' || v[1] != ':' ||
+		    (strcmp(v + 2, "system") && strcmp(v + 2, "process")))
+			return "mm: bad filter_ value";
+	}
 	if (strtok_r(NULL, " ", &save))
 		return "mm: trailing tokens";
 	return NULL;
