@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# numabctl's BPF backend on the machine this runs on (issue 14): its own
+# numabctl's BPF backend on the machine this runs on: its own
 # kernel, which has no numa_vmas. The BPF task_vma iterator reads a test
 # process: the same VMAs as /proc/PID/maps, the mm line, no absent field
 # reported as a value; unprivileged it fails with exit 3 and says what is

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # scripts/stock-compare's comparison (--compare, no guest): outputs within
-# the tolerances match; one extra fault per page (defect 1 of issue 12), a
+# the tolerances match; one extra fault per page, a
 # stranding that differs, a changed placement time or a missing scenario
 # fail; a timed scenario is compared per second.
 . "$(dirname "$0")/../../scripts/lib.sh"

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Workload helpers for the numab guest tests of the scan-filter series
- * (issue 3): task mempolicy binding, tmpfs files placed on a node, sleeping
+ * Workload helpers for the numab guest tests of the scan-filter series:
+ * task mempolicy binding, tmpfs files placed on a node, sleeping
  * threads that only inflate get_nr_threads(), mappings at chosen relative
  * addresses, vmstat snapshots, the PID hash vma_is_accessed() uses, and
  * per-thread fault counts. Include after numab_test.h.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * numabctl's BPF backend against /proc/<pid>/numa_vmas (issue 14), on the
+ * numabctl's BPF backend against /proc/<pid>/numa_vmas, on the
  * patched kernel in one boot: for every VMA of several processes, every
  * field the BPF task_vma iterator gives (numabctl vmas --backend bpf
  * --numa-vmas) must be what numa_vmas shows.

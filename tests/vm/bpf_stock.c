@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * numabctl's BPF backend on the stock kernel (issue 14): no numa_vmas, no
+ * numabctl's BPF backend on the stock kernel: no numa_vmas, no
  * patch; numabctl vmas reads vma->numab_state with a BPF task_vma
  * iterator, names the VMA the legacy PID filter strands and predicts when
  * get_nr_threads() fallback of vma_is_accessed() releases it

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * cpuset.mems pinning (issue 3, test 5).
+ * cpuset.mems pinning.
  *
  * A task whose cpuset.mems allows one node only cannot have its memory
  * migrated anywhere, so NUMA-balancing hinting faults are pure overhead:

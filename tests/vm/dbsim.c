@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * dbsim: a database server in miniature, for `make demo` (issue 6).
+ * dbsim: a database server in miniature, for `make demo`.
  *
  * The production case: a database on a host with DRAM and CXL memory,
  * hundreds of threads, a large shared-memory buffer pool that dominates

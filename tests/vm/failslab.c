@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Allocation failure where the series allocates (issue 7), with failslab
+ * Allocation failure where the series allocates, with failslab
  * limited to one task (task-filter, /proc/<pid>/make-it-fail):
  *
  *  - scanner: task_numa_work() allocates a VMA's vma_numab_state with

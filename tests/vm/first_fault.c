@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * First-fault migration between two top-tier nodes (issue 12, defect 1).
+ * First-fault migration between two top-tier nodes.
  *
  * Stock 6.12: a folio that never took a NUMA hinting fault has its
  * last_cpupid unset, and should_numa_migrate_memory() lets it migrate at

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Multi-pass promotion-only scan (issue 3, test 4; redesigned for issue 12).
+ * Multi-pass promotion-only scan.
  *
  * Property of the patched kernel: a VMA that the PID filter rejects is
  * scanned promotion-only (only folios on a lower tier are made PROT_NONE),

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Reading /proc/<pid>/numa_vmas in the guest tests (issue 12): the whole
+ * Reading /proc/<pid>/numa_vmas in the guest tests: the whole
  * file, the "mm" line, the line of one VMA, and key=value fields of a
  * line. Include after numab_test.h.
  */

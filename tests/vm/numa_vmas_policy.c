@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * numa_vmas reports the filter of the TARGET's memory policy (issue 12,
- * defect 2).
+ * numa_vmas reports the filter of the TARGET's memory policy.
  *
  * The scanner skips a VMA whose memory policy does not allow migration on
  * fault (MPOL_F_MOF): numa_vmas shows it as filter=unsuitable. A VMA

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The "mm" line of /proc/<pid>/numa_vmas across read() restarts (issue
- * 12, defect 3).
+ * The "mm" line of /proc/<pid>/numa_vmas across read() restarts.
  *
  * numa_vmas uses the maps seq_file iterator: each read() that finds the
  * seq_file buffer empty restarts the walk at the VMA it stopped at

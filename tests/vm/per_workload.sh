@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# Per-workload filters (issue 13), guest side: two dbsim databases run side
+# Per-workload filters, guest side: two dbsim databases run side
 # by side in one boot, with the system-wide filter sysctls at numab's
 # defaults the whole time. "legacy" is started by `numabctl run --legacy`,
 # which sets the legacy filters as per-process overrides

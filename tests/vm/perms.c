@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Permission matrix of /proc/<pid>/numa_vmas (issue 7): the file must
+ * Permission matrix of /proc/<pid>/numa_vmas: the file must
  * answer exactly like its neighbours maps and numa_maps, which are
  * checked with PTRACE_MODE_READ_FSCREDS at open.
  *

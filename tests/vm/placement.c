@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Placement invariance (issue 3, test 3).
+ * Placement invariance.
  *
  * The series makes the scanner look at VMAs it used to skip (PID-inactive
  * VMAs and read-only file mappings), but promotion-only: only folios on a

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Program text shared by several processes on the slow tier (issue 12,
- * "Stranding that remains: shared program text").
+ * Program text shared by several processes on the slow tier.
  *
  * Two page-level checks keep the text of a pre-forking server on a lower
  * tier even when its VMAs are scanned (shared_ro=2 scans read-only file

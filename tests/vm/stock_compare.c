@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The scenarios of the stock comparison (issue 12, "A check against stock
- * itself"; scripts/stock-compare runs this program on stock 6.12 and on the
+ * The scenarios of the stock comparison (scripts/stock-compare runs this
+ * program on stock 6.12 and on the
  * series with the legacy filter settings and compares the two).
  *
  * Needs the sockets topology (scripts/vm --topology sockets): nodes 0 and

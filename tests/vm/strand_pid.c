@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * PID-filter stranding (issue 3, test 1).
+ * PID-filter stranding.
  *
  * In memory-tiering mode (numa_balancing=2) the scanner skips a VMA that
  * the scanning thread has not taken a hinting fault in recently

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Read-only file stranding (issue 3, test 2).
+ * Read-only file stranding.
  *
  * task_numa_work() skips every file mapping that is readable but not
  * writable (reason shared_ro): they are assumed to be shared libraries,

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Bounded stress test of the numab series (issue 7).
+ * Bounded stress test of the numab series.
  *
  * For -d SECONDS (STRESS_SECONDS, default 60) of guest time, at once:
  *

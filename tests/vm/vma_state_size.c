@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * vma_state_size [NVMAS]: what the scanner's per-VMA state costs (issue 12,
- * defect 6). task_numa_work() gives every VMA it looks at a struct
+ * vma_state_size [NVMAS]: what the scanner's per-VMA state costs.
+ * task_numa_work() gives every VMA it looks at a struct
  * vma_numab_state from kmalloc(). Stock 6.12: 40 bytes, kmalloc-64. The
  * first numab series: 104 bytes, kmalloc-128. The goal: kmalloc-64 again.
  *

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Per-process filter overrides (issue 13): /proc/<pid>/numa_filters holds
+ * Per-process filter overrides: /proc/<pid>/numa_filters holds
  * one line, "pid=V shared_ro=V scan_delay=V shared_folio=V cpuset=V", V
  * "inherit" (the sysctl applies) or the override.  A write of NAME=VALUE
  * tokens changes the named filters only and is validated as a whole

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * override.c: per-process filter overrides, /proc/<pid>/numa_filters
- * (issue 13).  @pid 0 is /proc/self.  Values are NX_FILTER_INHERIT or the
+ *.  @pid 0 is /proc/self.  Values are NX_FILTER_INHERIT or the
  * override; arrays are indexed like nx_filters[].
  */
 #ifndef NUMABCTL_OVERRIDE_H

@@ -485,7 +485,7 @@ static int filter_num(const char *s, size_t n, unsigned int *v)
 }
 
 /*
- * "filter_<name>=V:SRC" of the mm line (issue 13): an unknown name is
+ * "filter_<name>=V:SRC" of the mm line: an unknown name is
  * ignored, a bad V makes the line malformed, an unknown SRC word (or
  * none) leaves the source unknown.
  */

@@ -69,14 +69,13 @@ int nx_parse_numa_maps_line(const char *line, size_t len,
 			    const struct nx_nodemask *slow,
 			    struct nx_numa_maps_entry *e);
 
-/* /proc/<pid>/numa_vmas (numab ABI, issue 4) */
+/* /proc/<pid>/numa_vmas (numab ABI) */
 struct nx_numab_mm {
 	uint64_t scan_seq, scan_offset;
 	int64_t next_scan_ms;
 	unsigned int have;
 	/*
-	 * Effective filters, "filter_<name>=V:SRC" (per-process overrides,
-	 * issue 13); indexed like nx_filters[].  Bit i of filt_have: filter i
+	 * Effective filters, "filter_<name>=V:SRC" (per-process overrides); indexed like nx_filters[].  Bit i of filt_have: filter i
 	 * was on the line; without it the source is NX_FSRC_UNKNOWN.
 	 */
 	unsigned int filt_have;
@@ -166,7 +165,7 @@ int nx_filter_value(int idx, const char *s, size_t n);
 const char *nx_filter_value_name(int idx, int val);
 
 /*
- * /proc/<pid>/numa_filters (issue 13): "pid=V shared_ro=V ..." with V
+ * /proc/<pid>/numa_filters: "pid=V shared_ro=V ..." with V
  * "inherit" (NX_FILTER_INHERIT) or a decimal; unknown names are ignored,
  * an empty line (a kernel thread) gives have == 0.
  */

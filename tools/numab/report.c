@@ -231,7 +231,7 @@ static void compose(FILE *out, struct report *rp)
 	nx_doc_begin(&d, out);
 	header_table(&d, rp);
 	nx_status_doc(&d, &rp->topo, false);
-	nx_pf_report_doc(&d, rp->pid, &rp->l0);	/* per-process filters (issue 13) */
+	nx_pf_report_doc(&d, rp->pid, &rp->l0);	/* per-process filters */
 	vmstat_table(&d, rp);
 	vmas_tables(&d, rp);
 	skips_table(&d, rp);

@@ -155,7 +155,7 @@ static void support_table(struct nx_table *t, const struct nx_filters_state *fs,
 	present_row(t, "numa_vmas", "/proc/self/numa_vmas");
 	nx_backend_status(t);	/* numa_vmas, BPF or none (backend.c) */
 	nx_kv_add(t, "filter_sysctls", "%d/%d", fs->present, NX_NFILTERS);
-	nx_pf_status_row(t);	/* per-process filters (issue 13) */
+	nx_pf_status_row(t);	/* per-process filters */
 	for (size_t i = 0; i < vm->n; i++)
 		skipctr |= strstr(vm->name[i], "skip") != NULL;
 	nx_kv_add(t, "skip_counters", "%s", vm_err == -ENOENT ? "no (no /proc/vmstat)" :

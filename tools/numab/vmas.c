@@ -274,7 +274,7 @@ static int vmas_print(const struct nx_vmlist *l, const char *cols,
 		nx_table_free(&t);
 		return -1;
 	}
-	/* per-process filters (issue 13): the effective ones of the mm line */
+	/* per-process filters: the effective ones of the mm line */
 	nx_pf_mm_line(&l->mm, fl, sizeof(fl));
 	if (fl[0] && nx_opt.json) {
 		nx_pf_vmas_json(&l->mm, &t, l->n, vma_cells, &r, stdout);
@@ -469,7 +469,7 @@ static int vmas_multi(const struct pidlist *pl, const struct nx_topo *topo,
 	struct nx_table t, ft;
 	struct vma_rows r;
 	int ret = NX_OK, e;
-	/* per-process filters (issue 13): a line (text) or a table (-J) per process */
+	/* per-process filters: a line (text) or a table (-J) per process */
 	char *flines = NULL, fl[512];
 	size_t flen = 0;
 	FILE *fmem = nx_opt.json || nx_opt.noheadings ? NULL : open_memstream(&flines, &flen);

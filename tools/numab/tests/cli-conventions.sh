@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-# CLI tests of issue 15: correct data, honest errors, the conventions of
+# CLI tests: correct data, honest errors, the conventions of
 # util-linux, numastat and bpftool.  Sourced by tests/check.sh (its helpers).
 P=$FIX/patched U=$FIX/unpatched-6.12 M=$FIX/malformed
 # json EXPR: python3 evaluates EXPR on d, the JSON document on stdout

@@ -236,7 +236,7 @@ R=$(copy unpatched-6.12)
 nx "$R" run --global -f pid=1 -- true
 t "run --global on unpatched kernel: exit 4, CMD not run" rc 4
 
-# --- per-process filters (issue 13): /proc/PID/numa_filters ----------------------
+# --- per-process filters: /proc/PID/numa_filters ----------------------
 PP=$FIX/per-process
 pf_is() { [ "$(cat "$1/proc/$2/numa_filters")" = "$3" ] || { echo "# numa_filters of $2: '$(cat "$1/proc/$2/numa_filters")', expected '$3'"; return 1; }; }
 nx "$PP" filter --pid 4242

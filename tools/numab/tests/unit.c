@@ -200,7 +200,7 @@ static void test_numa_vmas(void)
 	    v.prev_seq == 411 && v.pids[0] == 1 && v.next_scan_ms == -9000 && v.scans == 37 &&
 	    v.promo_scans == 4 && v.pte_updates == 131072 && !strcmp(v.last_skip, "seq_completed") &&
 	    nx_span_eq(v.name, "/memfd:big") && (v.have & NV_HAVE_SKIP_PID),
-	    "numa_vmas: full VMA line (issue 4 example)");
+	    "numa_vmas: full VMA line (the ABI example)");
 	tap(nx_parse_numa_vmas_line(L("7f3a4a000000-7f3a4a021000 filter=none state=ok start_seq=1 prev_seq=2 promo_seq=3 pids=0x1,0x0 pid_reset_ms=1 next_scan_ms=2 promo_only=1 scans=65535 promo_scans=65535 pte_updates=4294967295 skip_delay=65535 skip_seq=65535 skip_pid=4294967295 last_skip=promo_backoff anon"), &mm, &v) == 0 &&
 	    v.scans == 65535 && v.promo_scans == 65535 && v.skip_delay == 65535 &&
 	    v.skip_seq == 65535 && v.pte_updates == 4294967295ull && v.skip_pid == 4294967295ull &&

@@ -34,7 +34,7 @@ NUMABCTL_CHUNK=2 vg "vmas -J streamed in chunks of 2" "$BIN" --sysroot "$FIX/pat
 vg "filter" "$BIN" --sysroot "$FIX/patched" filter -J
 vg "trace --input" "$BIN" --sysroot "$FIX/patched" trace 4242 -i "$FIX/trace-4242.txt"
 vg "watch" "$BIN" --sysroot "$FIX/patched" watch 4242 -i 0.05 -n 2
-# issue 15: json-c documents, JSON lines, several processes, per-node columns, -x
+# json-c documents, JSON lines, several processes, per-node columns, -x
 vg "watch -J (one JSON object per sample)" "$BIN" --sysroot "$FIX/patched" watch 4242 -i 0.05 -n 2 -J
 vg "vmas of two processes, -N, -z, -x NAME, JSON" "$BIN" --sysroot "$FIX/patched" vmas -N -z -x NAME -J 4242 4242
 NUMABCTL_CHUNK=2 vg "vmas -J streamed (json-c checked) with -N" "$BIN" --sysroot "$FIX/patched" vmas -N -J -o +START,WHY 4242
@@ -42,7 +42,7 @@ vg "status -J=compact, -o" "$BIN" --sysroot "$FIX/patched" status --json=compact
 vg "vmas on malformed tiers and numa_maps" "$BIN" --sysroot "$FIX/malformed" vmas -N 4242
 vg "report -J" "$BIN" --sysroot "$FIX/patched" report 4242 -d 0 -J --trace-input "$FIX/trace-4242.txt"
 vg "report on unpatched kernel" "$BIN" --sysroot "$FIX/unpatched-6.12" report 4242 -d 0
-# per-process filters (issue 13), on a writable copy of the fixture
+# per-process filters, on a writable copy of the fixture
 PP=$(mktemp -d); cp -a "$FIX/per-process/." "$PP"
 trap 'rm -f "$LOG"; rm -rf "$PP"' EXIT
 NUMABCTL_CHUNK=2 vg "vmas -J with the mm-line filters, in chunks of 2" "$BIN" --sysroot "$PP" vmas -J 4242
