@@ -53,7 +53,9 @@
  *
  * Usage: stock_compare [SCENARIO...] (default: all). Knobs:
  * SC_MAX_SEQ [12] bound in scan sequences, SC_MAX_SECONDS [60] cap per
- * scenario, SC_THREADS [128], SC_B_MB [256] (strand_pid_m2).
+ * scenario, SC_THREADS [128], SC_B_MB [256] (strand_pid_m2), SC_REPEAT
+ * [1] runs of each scenario (a line each, in rounds over the scenarios),
+ * SC_TRACE [0] a STOCK_TRACE line per step of the placement.
  * Exit status: 0 when every scenario ran (whatever its numbers: judging
  * them is the host's job), 1 when one could not be set up, 4 (skip) when
  * the machine is not the sockets topology.
@@ -167,11 +169,39 @@ static void window_start(struct window *w, const char *name, int mode,
 	w->t0 = nt_now();
 }
 
+/*
+ * SC_TRACE=1: a STOCK_TRACE line when the sequence or the placement moved
+ * (seconds and sequences into the window, PTE updates and hinting faults
+ * so far, pages placed), for measuring how the placement point spreads
+ * from run to run.
+ */
+static void window_trace(struct window *w, long seqs, long placed)
+{
+	static long last_seqs = -1, last_placed = -1;
+	static int trace = -1;
+	struct nw_vmstat v1, d;
+
+	if (trace < 0)
+		trace = nw_env_long("SC_TRACE", 0) != 0;
+	/* a line when the sequence or the placement moved */
+	if (!trace || (seqs == last_seqs && placed == last_placed))
+		return;
+	last_seqs = seqs;
+	last_placed = placed;
+	nw_vmstat_read(&v1);
+	nw_vmstat_delta(&w->v0, &v1, &d);
+	printf("STOCK_TRACE scenario=%s t=%.2f seq=%ld pte_updates=%lld hint_faults=%lld placed=%ld\n",
+	       w->name, nt_now() - w->t0, seqs, d.pte_updates, d.hint_faults,
+	       placed);
+}
+
 /* sequences into the window; 1 when it is over (reached or bound) */
 static int window_check(struct window *w, long placed, long want)
 {
 	long seqs = nt_scan_seq() - w->seq0;
 	double t;
+
+	window_trace(w, seqs, placed);
 
 	if (placed >= want) {
 		w->reached = seqs;
@@ -532,6 +562,7 @@ int main(int argc, char **argv)
 	struct nt_tunables saved;
 	unsigned int i;
 	int ret = 0, a;
+	long rep, repeat = nw_env_long("SC_REPEAT", 1);
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	pagesz = getpagesize();
@@ -551,13 +582,15 @@ int main(int argc, char **argv)
 	       nt_node_tier(0), nt_node_tier(1), nt_node_tier(2), max_seq, max_s);
 	set_legacy();
 	nt_tunables_save(&saved);
-	for (i = 0; i < NSCEN; i++) {
-		int want = argc < 2;
+	for (rep = 0; rep < repeat; rep++) {
+		for (i = 0; i < NSCEN; i++) {
+			int want = argc < 2;
 
-		for (a = 1; a < argc; a++)
-			want |= !strcmp(argv[a], scenarios[i].name);
-		if (want)
-			ret |= run(&scenarios[i]);
+			for (a = 1; a < argc; a++)
+				want |= !strcmp(argv[a], scenarios[i].name);
+			if (want)
+				ret |= run(&scenarios[i]);
+		}
 	}
 	unlink(FILE_PATH);
 	nt_tunables_set(&saved);

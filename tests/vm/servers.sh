@@ -1,0 +1,423 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Real servers on the slow tier, guest side (scripts/servers boots the
+# tiered guest with the host's root filesystem, scripts/vm --rootfs host,
+# and runs this): unmodified Debian PostgreSQL 15, Redis and memcached,
+# driven by their own clients (pgbench, redis-benchmark, memaslap).
+#
+#   servers.sh [options] SERVER
+#
+# SERVER: postgres, redis or memcached. One run:
+#   1. start the server, load its data and warm it with its client;
+#   2. put its memory on the slow node (node 1): -m move (default) moves
+#      every process of the server there with migratepages(8) after
+#      warming, the state demotion leaves behind; -m fill fills the fast
+#      node (tests/vm/hold) before the server starts, so that it loads
+#      and warms on the slow node, then makes room;
+#   3. run the client for -T seconds (default 60) while srvsample records
+#      every second each process's memory per region on the fast and slow
+#      tier and the vmstat counters; the client's own throughput and
+#      latency are kept (SRV_CLIENT lines);
+#   4. save numabctl vmas of each of the server's processes and a numabctl
+#      report of the one with the most memory on the slow tier.
+#
+# Options:
+#   -F legacy|default|none  system filters set first with numabctl filter
+#                 --legacy / --default; none leaves them (stock has none)
+#   -2            side by side: two instances at once under the system
+#                 filters, instance "legacy" started by numabctl run
+#                 --legacy (per-process overrides), instance "numab" not
+#   -s MIB        data size (default 320): shared_buffers of PostgreSQL
+#                 (pgbench scale MIB/16, prewarmed), Redis' dataset,
+#                 memcached's items
+#   -c N          PostgreSQL: client connections, one forked backend each
+#                 (default 16); memcached: worker threads (-t, default 16);
+#                 Redis: I/O threads (--io-threads, default 1: none)
+#   -w SEC        warm-up with the client before the move (default 20)
+#   -l LABEL      label of every output line (default SERVER)
+#
+# PostgreSQL: pgbench -S (select-only) with -c connections. Redis: 90% GET
+# and 10% SET by two redis-benchmark processes over the loaded keys, and a
+# BGSAVE every 3 s (a forked child shares the heap copy-on-write while it
+# writes). memcached: one memaslap run, whose task windows set every key
+# once and then only get them: it is started before the move, the move
+# comes when all its keys are set, and it goes on for -T seconds.
+#
+# Output lines: SRV_INFO, SRV_EVENT (guest seconds since the move),
+# SRV_SAMPLE/SRV_REGION/SRV_PROC (srvsample, label LABEL/INSTANCE),
+# SRV_CLIENT (the client's per-second figures), SRV_RESULT (throughput,
+# hit rate, errors), and "=== BEGIN NAME" ... "=== END NAME" sections
+# (numabctl output). Exit status 0 when the run completed; 1 after one
+# "SRV_FAIL label=L what" line when a step failed (a missing program, a
+# server that does not start, a client error or miss). Every wait is
+# bounded, and the servers are stopped on every exit.
+set -u
+
+mode=move filters=none seconds=60 size=320 conns= side=0 label= warm=20
+while getopts "m:F:T:s:c:l:w:2" o; do
+	case "$o" in
+	m) mode=$OPTARG ;;
+	F) filters=$OPTARG ;;
+	T) seconds=$OPTARG ;;
+	s) size=$OPTARG ;;
+	c) conns=$OPTARG ;;
+	l) label=$OPTARG ;;
+	w) warm=$OPTARG ;;
+	2) side=1 ;;
+	*) echo "SRV_FAIL label=? usage"; exit 1 ;;
+	esac
+done
+shift $((OPTIND - 1))
+server=${1:-}
+label=${label:-$server}
+D=/tmp/srv
+rm -rf $D
+mkdir -p $D
+chmod 1777 $D
+t0= holder= instances= bg_pids=
+
+now() { cut -d' ' -f1 /proc/uptime; }
+since() { awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.1f", (a == "" ? 0 : b - a) }'; }
+event() { echo "SRV_EVENT label=$label t=$(since) up=$(now) $*"; }
+section() { echo "=== BEGIN $1"; cat "$2"; echo "=== END $1"; }
+fail() {
+	echo "SRV_FAIL label=$label $*"
+	for f in $D/*.log $D/*.out; do [ -s "$f" ] && section "log ${f##*/}" "$f"; done
+	exit 1
+}
+need() {
+	for c in "$@"; do
+		command -v "$c" >/dev/null 2>&1 ||
+			fail "missing $c (scripts/deps installs the servers and clients on the host)"
+	done
+}
+# wait_for SECONDS COMMAND...: poll every 0.2 s until COMMAND succeeds
+wait_for() {
+	_n=$(($1 * 5))
+	shift
+	while [ $_n -gt 0 ]; do
+		"$@" >/dev/null 2>&1 && return 0
+		sleep 0.2
+		_n=$((_n - 1))
+	done
+	return 1
+}
+cleanup() {
+	for p in $bg_pids $holder; do kill "$p" 2>/dev/null; done
+	for i in $instances; do stop_$server "$i" 2>/dev/null; done
+}
+trap cleanup EXIT
+trap 'fail "interrupted"' INT TERM
+
+# port INSTANCE BASE: instance legacy on BASE + 1, the others (main, numab) on BASE
+port() { case "$1" in legacy) echo $(($2 + 1)) ;; *) echo "$2" ;; esac; }
+
+# ---- PostgreSQL ----------------------------------------------------------------
+PGBIN=/usr/lib/postgresql/15/bin
+pg() { runuser -u postgres -- "$@"; }
+need_postgres() { need "$PGBIN/postgres" "$PGBIN/pgbench" "$PGBIN/psql" runuser; }
+start_postgres() { # start_postgres INSTANCE [PREFIX...]
+	inst=$1
+	shift
+	dir=$D/pg-$inst p=$(port "$inst" 5432)
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	chown postgres "$dir"
+	pg "$PGBIN/initdb" -D "$dir" -A trust --no-sync -E UTF8 --locale=C \
+		>"$D/initdb-$inst.log" 2>&1 || fail "initdb of postgres $inst"
+	cat >>"$dir/postgresql.conf" <<EOF
+port = $p
+listen_addresses = '127.0.0.1'
+unix_socket_directories = '/tmp'
+shared_buffers = ${size}MB
+max_connections = 120
+huge_pages = off
+fsync = off
+synchronous_commit = off
+full_page_writes = off
+autovacuum = off
+max_wal_size = 2GB
+checkpoint_timeout = 30min
+EOF
+	"$@" runuser -u postgres -- "$PGBIN/pg_ctl" -D "$dir" -l "$D/postgres-$inst.log" \
+		-w -t 120 start >/dev/null 2>&1 || fail "postgres $inst did not start"
+	# pgbench_accounts and its index about fill shared_buffers: scale 1
+	# is 100000 rows, about 15 MiB of table and index
+	scale=$((size / 16))
+	pg "$PGBIN/pgbench" -h /tmp -p "$p" -i -I dtGp -s "$scale" -q postgres \
+		>"$D/pgbench-init-$inst.log" 2>&1 || fail "pgbench -i of postgres $inst"
+	# the prewarming backend stays connected, asleep, with all of
+	# shared_buffers mapped (a long-lived connection): migratepages moves
+	# the pages a process maps, and this one maps the whole buffer pool
+	pg "$PGBIN/psql" -h /tmp -p "$p" -qAt -c "CREATE EXTENSION pg_prewarm" \
+		-c "SELECT pg_prewarm('pgbench_accounts') + pg_prewarm('pgbench_accounts_pkey')" \
+		-c "SELECT pg_sleep(100000)" postgres >"$D/prewarm-$inst.out" 2>&1 &
+	bg_pids="$bg_pids $!"
+	wait_for 300 grep -qE '^[0-9]+$' "$D/prewarm-$inst.out" || fail "pg_prewarm of postgres $inst"
+	blocks=$(grep -E '^[0-9]+$' "$D/prewarm-$inst.out")
+	echo "SRV_INFO label=$label instance=$inst port=$p scale=$scale prewarmed_mib=$((blocks * 8 / 1024))"
+}
+stop_postgres() { pg "$PGBIN/pg_ctl" -D "$D/pg-$1" -m immediate -w -t 30 stop >/dev/null 2>&1; }
+main_pid_postgres() { head -n 1 "$D/pg-$1/postmaster.pid" 2>/dev/null; }
+# client_postgres INSTANCE SECONDS TAG: select-only, a forked backend per connection
+client_postgres() {
+	pg "$PGBIN/pgbench" -h /tmp -p "$(port "$1" 5432)" -S -c "${conns:-16}" -j 2 \
+		-T "$2" -P 1 postgres >"$D/client-$1-$3.out" 2>&1
+}
+# "progress: 5.0 s, 123.4 tps, lat 12.3 ms stddev 4.5, 0 failed"
+client_lines_postgres() {
+	sed -n 's/^progress: \([0-9.]*\) s, \([0-9.]*\) tps, lat \([0-9.]*\) ms.*/\1 \2 \3/p' \
+		"$D/client-$1-run.out" | while read -r t tps lat; do
+		echo "SRV_CLIENT label=$label instance=$1 t=$t ops_s=$tps lat_ms=$lat"
+	done
+}
+result_postgres() {
+	f=$D/client-$1-run.out
+	tps=$(sed -n 's/^tps = \([0-9.]*\).*/\1/p' "$f")
+	failed=$(sed -n 's/^number of failed transactions: \([0-9]*\).*/\1/p' "$f")
+	echo "SRV_RESULT label=$label instance=$1 ops_s=${tps:-?} failed=${failed:-?}"
+	[ "${failed:-x}" = 0 ] && [ -n "$tps" ]
+}
+
+# ---- Redis -----------------------------------------------------------------------
+need_redis() { need redis-server redis-cli redis-benchmark; }
+start_redis() { # start_redis INSTANCE [PREFIX...]
+	inst=$1
+	shift
+	p=$(port "$inst" 6379)
+	mkdir -p "$D/redis-$inst"
+	"$@" redis-server --port "$p" --bind 127.0.0.1 --daemonize yes \
+		--pidfile "$D/redis-$inst.pid" --logfile "$D/redis-$inst.log" \
+		--dir "$D/redis-$inst" --save "" --appendonly no \
+		--io-threads "${conns:-1}" --io-threads-do-reads yes ||
+		fail "redis $inst did not start"
+	wait_for 60 redis-cli -p "$p" ping || fail "redis $inst does not answer"
+	# keys key:%012d as redis-benchmark's __rand_int__ makes them, 512
+	# byte values (about 700 bytes of memory each)
+	keys=$((size * 1024 * 1024 / 700))
+	n=$(redis-cli -p "$p" eval "for i = 0, ARGV[1] - 1 do redis.call('SET', string.format('key:%012d', i), string.rep('v', 512)) end return redis.call('DBSIZE')" 0 "$keys" 2>&1)
+	[ "$n" = "$keys" ] || fail "redis $inst: loaded $n keys of $keys"
+	echo "SRV_INFO label=$label instance=$inst port=$p keys=$keys used_memory=$(redis-cli -p "$p" info memory | sed -n 's/^used_memory_human:\(.*\)\r*$/\1/p' | tr -d '\r')"
+}
+stop_redis() { redis-cli -p "$(port "$1" 6379)" shutdown nosave >/dev/null 2>&1; }
+main_pid_redis() { cat "$D/redis-$1.pid" 2>/dev/null; }
+# 90% GET, 10% SET over the loaded keys; a BGSAVE every 3 s
+client_redis() {
+	p=$(port "$1" 6379) keys=$((size * 1024 * 1024 / 700))
+	redis-cli -p "$p" config resetstat >/dev/null
+	timeout "$2" redis-benchmark -p "$p" -c 12 -n 1000000000 -r "$keys" \
+		GET key:__rand_int__ >"$D/client-$1-$3.out" 2>&1 &
+	g=$!
+	timeout "$2" redis-benchmark -p "$p" -c 2 -n 1000000000 -r "$keys" \
+		SET key:__rand_int__ "$(printf "%0512d" 0)" >"$D/client-$1-$3-set.out" 2>&1 &
+	s=$!
+	end=$(($(cut -d. -f1 /proc/uptime) + $2))
+	saves=0
+	while [ "$(cut -d. -f1 /proc/uptime)" -lt $end ]; do
+		[ "$3" = run ] && redis-cli -p "$p" bgsave >/dev/null 2>&1 && saves=$((saves + 1))
+		sleep 3
+	done
+	wait $g $s
+	echo "$saves" >"$D/client-$1-$3.saves"
+}
+# redis-benchmark redraws "GET ...: rps=R (overall: O) avg_msec=A (overall: B)"
+# every 250 ms: every fourth one is a second
+client_lines_redis() {
+	tr '\r' '\n' <"$D/client-$1-run.out" |
+		sed -n 's/.*: rps=\([0-9.]*\) (overall: [0-9.]*) avg_msec=\([0-9.]*\) .*/\1 \2/p' |
+		awk -v l="$label" -v i="$1" 'NR % 4 == 0 { printf "SRV_CLIENT label=%s instance=%s t=%d ops_s=%s lat_ms=%s\n", l, i, NR / 4, $1, $2 }'
+}
+result_redis() {
+	p=$(port "$1" 6379)
+	st=$(redis-cli -p "$p" info stats | tr -d '\r')
+	hits=$(echo "$st" | sed -n 's/^keyspace_hits://p')
+	misses=$(echo "$st" | sed -n 's/^keyspace_misses://p')
+	forks=$(echo "$st" | sed -n 's/^total_forks://p')
+	echo "SRV_RESULT label=$label instance=$1 hits=$hits misses=$misses forks=$forks bgsave_requests=$(cat "$D/client-$1-run.saves" 2>/dev/null)"
+	[ "${hits:-0}" -gt 0 ] && [ "${misses:-1}" -le $((hits / 100)) ]
+}
+
+# ---- memcached -------------------------------------------------------------------
+need_memcached() { need memcached memcaslap memcstat; }
+start_memcached() { # start_memcached INSTANCE [PREFIX...]
+	inst=$1
+	shift
+	p=$(port "$inst" 11211)
+	"$@" memcached -d -u nobody -p "$p" -l 127.0.0.1 -m $((size * 2)) \
+		-t "${conns:-16}" -c 1024 -P "$D/memcached-$inst.pid" >"$D/memcached-$inst.log" 2>&1 ||
+		fail "memcached $inst did not start"
+	wait_for 60 memcstat --servers="127.0.0.1:$p" || fail "memcached $inst does not answer"
+	echo "SRV_INFO label=$label instance=$inst port=$p threads=${conns:-16}"
+}
+stop_memcached() { kill "$(cat "$D/memcached-$1.pid" 2>/dev/null)" 2>/dev/null; }
+main_pid_memcached() { cat "$D/memcached-$1.pid" 2>/dev/null; }
+mc_stat() { memcstat --servers="127.0.0.1:$(port "$1" 11211)" 2>/dev/null | sed -n "s/^[[:space:]]*$2: //p"; }
+# memaslap's keys: 32 concurrencies x a window of W thousand (1024) keys,
+# 1000-byte values (about 1100 bytes an item); each key is set once, then
+# only read (get ratio 1.0)
+mc_window_k() { w=$((size * 1024 * 1024 / 1100 / 32 / 1024)); echo $((w > 0 ? w : 1)); }
+mc_keys() { echo $((32 * $(mc_window_k) * 1024)); }
+client_memcached() { # started once, before the move: loads, then reads
+	printf 'key\n64 64 1\nvalue\n1000 1000 1\ncmd\n0 0.0\n1 1.0\n' >$D/memaslap.cfg
+	memcaslap -s "127.0.0.1:$(port "$1" 11211)" -T 2 -c 32 -w "$(mc_window_k)k" \
+		-F $D/memaslap.cfg -S 1s -t "$2s" >"$D/client-$1-run.out" 2>&1
+}
+# the "Total Statistics" block's "Period" line, every second
+client_lines_memcached() {
+	awk -v l="$label" -v i="$1" '/^Total Statistics/ { tot = 1; next }
+		/^Get Statistics|^Set Statistics/ { tot = 0 }
+		tot && $1 == "Period" { t++; printf "SRV_CLIENT label=%s instance=%s t=%d ops_s=%s lat_ms=%.3f\n", l, i, t, $4, $9 / 1000 }' \
+		"$D/client-$1-run.out"
+}
+result_memcached() {
+	hits=$(mc_stat "$1" get_hits) misses=$(mc_stat "$1" get_misses)
+	echo "SRV_RESULT label=$label instance=$1 hits=$hits misses=$misses items=$(mc_stat "$1" curr_items) keys=$(mc_keys)"
+	[ "${hits:-0}" -gt 0 ] && [ "${misses:-1}" -le $((hits / 100)) ]
+}
+
+# ---- the run ---------------------------------------------------------------------
+case "$server" in
+postgres | redis | memcached) ;;
+*) fail "unknown server '$server' (postgres, redis or memcached)" ;;
+esac
+case "$mode" in move | fill) ;; *) fail "bad -m $mode (move or fill)" ;; esac
+need_$server
+need numabctl srvsample hold migratepages
+case "$filters" in
+legacy | default) numabctl filter --$filters >/dev/null 2>&1 || fail "numabctl filter --$filters" ;;
+none) ;;
+*) fail "bad -F $filters (legacy, default or none)" ;;
+esac
+echo 2 >/proc/sys/kernel/numa_balancing || fail "cannot set numa_balancing=2"
+echo "SRV_INFO label=$label server=$server mode=$mode filters=$filters side=$side seconds=$seconds size_mib=$size kernel=$(uname -r)"
+if [ -r /proc/sys/kernel/numa_balancing_filter_pid ]; then
+	f=
+	for n in pid shared_ro scan_delay shared_folio cpuset; do
+		f="$f $n=$(cat /proc/sys/kernel/numa_balancing_filter_$n 2>/dev/null)"
+	done
+	echo "SRV_INFO label=$label system_filters:$f"
+fi
+instances=main
+[ $side = 1 ] && instances="legacy numab"
+
+if [ "$mode" = fill ]; then
+	# the fast node full while the server starts, loads and warms; clean
+	# page cache dropped, so that the server's binary is read in under it
+	rm -f $D/hold.ready
+	hold -n 0 -f 48 -r $D/hold.ready >$D/hold.log 2>&1 &
+	holder=$!
+	wait_for 300 test -e $D/hold.ready || fail "hold did not fill node 0: $(cat $D/hold.log)"
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+	event "fast node filled: $(cat $D/hold.log)"
+fi
+for i in $instances; do
+	if [ "$i" = legacy ]; then
+		start_$server "$i" numabctl run --legacy --
+	else
+		start_$server "$i"
+	fi
+done
+event "loaded"
+
+if [ "$server" = memcached ]; then
+	# one memaslap run per instance: it sets its keys, then reads them
+	for i in $instances; do
+		client_memcached "$i" $((warm + seconds + 300)) &
+		bg_pids="$bg_pids $!"
+	done
+	for i in $instances; do
+		wait_for 300 test "$(mc_stat "$i" curr_items)" -ge "$(mc_keys)" ||
+			fail "memaslap did not set its $(mc_keys) keys in 300 s ($(mc_stat "$i" curr_items))"
+	done
+	sleep "$warm"
+else
+	wpids=
+	for i in $instances; do
+		client_$server "$i" "$warm" warm &
+		wpids="$wpids $!"
+	done
+	wait $wpids
+fi
+event "warmed"
+
+mv0=$(now)
+if [ "$mode" = fill ]; then
+	kill "$holder"
+	wait "$holder" 2>/dev/null
+	holder=
+	what="room made on the fast node"
+else
+	for i in $instances; do
+		main=$(main_pid_$server "$i")
+		for p in "$main" $(pgrep -P "$main"); do
+			migratepages "$p" 0 1 || fail "migratepages $p 0 1"
+		done
+	done
+	what="moved to the slow node"
+fi
+# time 0: the move done (or the room made); samples count from here
+t0=$(now)
+event "$what in $(awk -v a="$mv0" -v b="$t0" 'BEGIN { printf "%.1f", b - a }') s"
+samplers=
+for i in $instances; do
+	srvsample -l "$label/$i" -r "$(main_pid_$server "$i")" -P -i 1 >$D/samples-$i.txt 2>&1 &
+	samplers="$samplers $!"
+done
+# the client runs 3 s past the last sample: every sample sees it at work
+rc=0
+if [ "$server" = memcached ]; then
+	sleep "$seconds"
+	kill $samplers 2>/dev/null
+	for i in $instances; do result_memcached "$i" >$D/result-$i.txt || rc=1; done
+	kill $bg_pids 2>/dev/null
+	wait $bg_pids 2>/dev/null
+	bg_pids=
+else
+	cpids=
+	for i in $instances; do
+		client_$server "$i" $((seconds + 3)) run &
+		cpids="$cpids $!"
+	done
+	sleep "$seconds"
+	kill $samplers 2>/dev/null
+	wait $cpids
+fi
+event "client done"
+wait $samplers 2>/dev/null
+for i in $instances; do
+	cat $D/samples-$i.txt
+	client_lines_$server "$i"
+	if [ "$server" = memcached ]; then
+		cat $D/result-$i.txt
+	else
+		result_$server "$i" || rc=1
+	fi
+done
+
+# numabctl on the real server: the verdicts of the main process and of
+# the three others with the most memory on the slow node, and a report of
+# the one with the most
+slow_kb() {
+	awk '{ n = 4; for (f = 1; f <= NF; f++) { if ($f ~ /^kernelpagesize_kB=/) n = substr($f, 19) }
+	       for (f = 1; f <= NF; f++) if ($f ~ /^N1=/) s += substr($f, 4) * n } END { print s + 0 }' \
+		/proc/$1/numa_maps 2>/dev/null
+}
+for i in $instances; do
+	main=$(main_pid_$server "$i")
+	ranked=$(for p in $(pgrep -P "$main") "$main"; do echo "$(slow_kb "$p") $p"; done | sort -rn)
+	worst=$(echo "$ranked" | head -n 1 | cut -d' ' -f2)
+	for p in "$main" $(echo "$ranked" | cut -d' ' -f2 | grep -vx "$main" | head -n 3); do
+		numabctl vmas --min-size 64K "$p" >$D/vmas-$p.txt 2>&1
+		section "vmas $label $i $p $(cat /proc/$p/comm 2>/dev/null)" $D/vmas-$p.txt
+	done
+	if [ -n "$worst" ]; then
+		numabctl report -d 2 -w $D/report-$i.txt "$worst" >$D/report-$i.err 2>&1 ||
+			section "report error $label $i" $D/report-$i.err
+		[ -s $D/report-$i.txt ] && section "report $label $i $worst" $D/report-$i.txt
+	fi
+done
+[ $rc = 0 ] || fail "client errors or misses (SRV_RESULT lines)"
+event "done"
+exit 0
