@@ -93,7 +93,12 @@ int nx_parse_pid(const char *s, pid_t *pid);
 int nx_pid_operand(int argc, char **argv, void (*usage)(FILE *), pid_t *pid);
 int nx_parse_seconds(const char *s, double *sec);
 void nx_human_size(uint64_t bytes, char *buf, size_t sz);
-/* write @data of @len to @path atomically (temp file + rename) */
+/*
+ * write @data of @len to @path: a regular file atomically (temp file and
+ * rename, its mode kept), anything else (device, FIFO, symlink) through,
+ * like the shell's '>'; 0 or -errno
+ */
+int nx_write_file(const char *path, const char *data, size_t len);
 int nx_write_atomic(const char *path, const char *data, size_t len);
 typedef int (*nx_line_fn)(void *priv, const char *line, size_t len, unsigned long lineno);
 /* stream @path line by line through @fn; returns 0 or -errno */

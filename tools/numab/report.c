@@ -4,7 +4,8 @@
  * command line, topology and tiers, every tunable and filter, vmstat deltas
  * over the interval, the VMAs at start and end, the skip reasons traced
  * during the interval (when permitted), the NUMA block of /proc/PID/sched,
- * the cgroup and its cpuset.mems.  Text or JSON, written atomically.
+ * the cgroup and its cpuset.mems.  Text or JSON, to standard output or a
+ * file (nx_write_output(): a regular file atomically, else written through).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -281,8 +282,9 @@ static void report_usage(FILE *out)
 	      "during the interval (as root), the NUMA block of /proc/PID/sched, the\n"
 	      "cgroup and cpuset.mems.  Plain text, or JSON with -J.\n\n"
 	      "  -d, --duration SEC   interval (default 5)\n"
-	      "  -w, --write FILE     write to FILE atomically (temp file + rename);\n"
-	      "                       - for stdout, the default\n"
+	      "  -w, --write FILE     write to FILE (- for stdout, the default): a\n"
+	      "                       regular file is replaced atomically, a device,\n"
+	      "                       FIFO or symlink written through, as by '>'\n"
 	      "      --no-trace       do not trace even when permitted\n"
 	      "      --trace-input F  take skip reasons from a saved trace file\n\n"
 	      "The columns of the report are fixed: -o, -x and the like are errors.\n", out);

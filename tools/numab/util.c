@@ -155,7 +155,7 @@ int nx_write_output(const char *file, const char *data, size_t len)
 
 	if (!strcmp(file, "-"))
 		return fwrite(data, 1, len, stdout) == len ? NX_OK : NX_ERUNTIME;
-	r = nx_write_atomic(file, data, len);
+	r = nx_write_file(file, data, len);
 	return r ? nx_user_file_error(file, r) : NX_OK;
 }
 
@@ -291,10 +291,33 @@ void nx_human_size(uint64_t bytes, char *buf, size_t sz)
 		snprintf(buf, sz, "%.0f%c", v, units[u]);
 }
 
+static int write_all(int fd, const char *data, size_t len)
+{
+	size_t off = 0;
+
+	while (off < len) {
+		ssize_t w = write(fd, data + off, len - off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -errno;
+		off += (size_t)w;
+	}
+	return 0;
+}
+
+/*
+ * A regular file: a temporary file next to it, renamed over it, with the
+ * old file's mode (and owner, for root); a new file gets 0666 less the
+ * umask, as the shell's '>' gives it.
+ */
 int nx_write_atomic(const char *path, const char *data, size_t len)
 {
 	char tmp[4096];
-	size_t off = 0;
+	struct stat st;
+	bool old = lstat(path, &st) == 0 && S_ISREG(st.st_mode);
+	mode_t mask;
 	int fd, e;
 
 	if (snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path) >= (int)sizeof(tmp))
@@ -302,33 +325,53 @@ int nx_write_atomic(const char *path, const char *data, size_t len)
 	fd = mkstemp(tmp);
 	if (fd < 0)
 		return -errno;
-	while (off < len) {
-		ssize_t w = write(fd, data + off, len - off);
+	mask = umask(0);
+	umask(mask);
+	e = write_all(fd, data, len);
+	if (!e && (fchmod(fd, old ? st.st_mode & 07777 : 0666 & ~mask) ||
+		   (old && geteuid() == 0 && fchown(fd, st.st_uid, st.st_gid)) || fsync(fd)))
+		e = -errno;
+	if (close(fd) && !e)
+		e = -errno;
+	if (!e && rename(tmp, path))
+		e = -errno;
+	if (e)
+		unlink(tmp);
+	return e;
+}
 
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			goto fail;
-		}
-		off += (size_t)w;
+/* what the shell's '>' does: open (following links), truncate, write */
+static int write_through(const char *path, const char *data, size_t len)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY, 0666);
+	int e;
+
+	if (fd < 0)
+		return -errno;
+	e = write_all(fd, data, len);
+	if (close(fd) && !e)
+		e = -errno;
+	return e;
+}
+
+int nx_write_file(const char *path, const char *data, size_t len)
+{
+	struct stat st;
+	int r;
+
+	if (lstat(path, &st)) {
+		if (errno != ENOENT)
+			return -errno;
+		return nx_write_atomic(path, data, len);
 	}
-	if (fchmod(fd, 0644) || fsync(fd))
-		goto fail;
-	if (close(fd)) {
-		fd = -1;
-		goto fail;
-	}
-	if (rename(tmp, path)) {
-		fd = -1;
-		goto fail;
-	}
-	return 0;
-fail:
-	e = errno;
-	if (fd >= 0)
-		close(fd);
-	unlink(tmp);
-	return -e;
+	/* a device, a FIFO, a symlink (/dev/stdout), a file with other links */
+	if (!S_ISREG(st.st_mode) || st.st_nlink > 1)
+		return write_through(path, data, len);
+	r = nx_write_atomic(path, data, len);
+	/* a file we may write in a directory we may not: as the shell does */
+	if (r == -EACCES || r == -EPERM || r == -EROFS)
+		r = write_through(path, data, len);
+	return r;
 }
 
 /* read more of @fd behind the @keep bytes at the start of *@buf */

@@ -50,6 +50,7 @@ done < "$TMP/unit"
 
 . "$(dirname "$0")/cli.sh"
 . "$(dirname "$0")/cli-conventions.sh"
+. "$(dirname "$0")/cli-outputs.sh"
 
 echo "1..$n"
 echo "$((n - failed - skipped)) passed, $failed failed, $skipped skipped"
