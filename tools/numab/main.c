@@ -116,5 +116,9 @@ int main(int argc, char **argv)
 	optind = 0;	/* full getopt reset for the command */
 	nx_cmd = cmd->name;
 	nx_argv = argv;
-	return cmd->fn(argc, argv);
+	c = cmd->fn(argc, argv);
+	/* a command-line error says how to get help, whichever check found it */
+	if (c == NX_EUSAGE && !nx_usage_hinted)
+		nx_usage_error(NULL);
+	return c;
 }

@@ -70,6 +70,8 @@ struct nx_colspec;
 int nx_opts_done(const struct nx_colspec *spec, size_t nspec);
 /* "numabctl: MSG" and "Try 'numabctl CMD --help'"; returns NX_EUSAGE */
 int nx_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* the Try line was printed (main adds it to an exit 1 without one) */
+extern bool nx_usage_hinted;
 /* the output is '-' (stdout) or a file: write @data there */
 int nx_write_output(const char *file, const char *data, size_t len);
 /* close_stdout() of util-linux: a write error on stdout is an error */

@@ -29,10 +29,13 @@ void nx_warn(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+bool nx_usage_hinted;
+
 int nx_usage_error(const char *fmt, ...)
 {
 	va_list ap;
 
+	nx_usage_hinted = true;
 	if (fmt) {
 		fputs("numabctl: ", stderr);
 		va_start(ap, fmt);
@@ -544,6 +547,18 @@ int nx_opts_done(const struct nx_colspec *spec, size_t nspec)
 		return nx_usage_error("-o and --output-all cannot be used together");
 	if (!spec)
 		return -1;
+	/* every column of -o exists: checked before any work */
+	for (const char *c = nx_opt.columns && *nx_opt.columns == '+' ? nx_opt.columns + 1 :
+	     nx_opt.columns; c && *c; c += strcspn(c, ",") + (c[strcspn(c, ",")] == ',')) {
+		char name[64];
+		size_t len = strcspn(c, ",");
+
+		snprintf(name, sizeof(name), "%.*s", (int)len, c);
+		if (!len || len >= sizeof(name) || find_spec(spec, nspec, name) < 0)
+			return nx_usage_error("unknown column '%.*s' (see 'numabctl %s "
+					      "--list-columns')", (int)len, c,
+					      nx_cmd ? nx_cmd : "");
+	}
 	if (nx_opt.sort && find_spec(spec, nspec, nx_opt.sort) < 0)
 		return nx_usage_error("--sort: unknown column '%s' (see --list-columns)",
 				      nx_opt.sort);

@@ -49,3 +49,45 @@ nx "$P" filter --save "$O/dir"
 t "filter --save to a directory: exit 2, says it is one" eval 'rc 2 && [ -d "$O/dir" ] && has "Is a directory" err'
 nx "$P" filter --save "$O/new"
 t "filter --save to a new file: created" eval 'rc 0 && [ -f "$O/new" ] && [ -z "$(ls "$O" | grep "^new\.")" ]'
+
+# --- columns are checked before any work, in every command --------------------
+nx "$P" status -o NODE,FREE,BOGUS
+t "status -o NODE,FREE,BOGUS: exit 1, names the column, prints nothing" eval 'rc 1 && lines 0 && has BOGUS err && has "Try " err'
+nx "$P" status -J -o BOGUS
+t "status -J -o BOGUS: exit 1" eval 'rc 1 && lines 0 && has BOGUS err'
+# a column error comes before the process is looked at (31337 does not exist)
+nx "$P" vmas -o START,BOGUS 31337
+t "vmas -o BOGUS: exit 1 before the process is read" eval 'rc 1 && has BOGUS err && hasnt 31337 err'
+nx "$P" watch -o BOGUS -n 1 31337
+t "watch -o BOGUS: exit 1 before sampling" eval 'rc 1 && has BOGUS err'
+timeout 10 "$BIN" --sysroot "$P" trace -o BOGUS -d 3 31337 > "$TMP/out" 2> "$TMP/err"; echo $? > "$TMP/rc"
+t "trace -o BOGUS -d 3: exit 1 at once, before tracing" eval 'rc 1 && has BOGUS err'
+nx "$P" filter -o NAME,BOGUS
+t "filter -o BOGUS: exit 1" eval 'rc 1 && lines 0 && has BOGUS err'
+nx "$FIX/per-process" filter --pid 4242 -o NAME,BOGUS
+t "filter --pid -o BOGUS: exit 1" eval 'rc 1 && lines 0 && has BOGUS err'
+
+# --- every command-line error says how to get help (Try line), exit 1 --------------
+try_line() { # DESCRIPTION ARGS...: exit 1 and the Try line
+	d=$1; shift
+	nx "$P" "$@"
+	t "usage error has the Try line: $d" eval 'rc 1 && has "^Try '"'"'numabctl " err'
+}
+try_line "vmas --backend bogus" vmas --backend bogus 4242
+try_line "vmas --rate -1" vmas --rate -1 4242
+try_line "vmas --rate x" vmas --rate x 4242
+try_line "run -f bogus" run -f bogus -- true
+try_line "run -f pid=bogus" run -f pid=bogus -- true
+try_line "filter --pid PID bogus=1" filter --pid 4242 bogus=1
+try_line "filter --pid PID pid=bogus" filter --pid 4242 pid=bogus
+try_line "filter --pid PID bogus" filter --pid 4242 bogus
+try_line "filter pid=bogus" filter pid=bogus
+try_line "vmas --min-size x" vmas --min-size x 4242
+try_line "vmas --stale x" vmas --stale x 4242
+try_line "vmas -p '('" vmas -p '(' 
+try_line "watch -i x" watch -i x 4242
+try_line "watch -n x" watch -n x 4242
+try_line "trace -d -1" trace -d -1 4242
+try_line "report -d x" report -d x 4242
+try_line "status operand" status extra
+try_line "--json=bogus" status --json=bogus
