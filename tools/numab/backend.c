@@ -496,7 +496,7 @@ int nx_bpf_usable(char *why, size_t sz)
 	}
 	if (!has_cap(CAP_SYS_ADMIN_) && !(has_cap(CAP_BPF_) && has_cap(CAP_PERFMON_))) {
 		snprintf(why, sz, "loading the BPF iterator needs CAP_BPF and CAP_PERFMON "
-			 "(or CAP_SYS_ADMIN): run as root");
+			 "(or CAP_SYS_ADMIN): %s", nx_root_hint("CAP_BPF and CAP_PERFMON"));
 		return NX_EPERM;
 	}
 	return 0;

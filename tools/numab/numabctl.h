@@ -32,6 +32,7 @@ struct nx_opts {
 	const char *columns;	/* -o */
 	const char *sort;	/* -x COL */
 	bool json, compact, raw, pairs, noheadings, bytes, all_columns, list_columns;
+	bool sysroot_given;	/* --sysroot, even an empty one (an error) */
 };
 extern struct nx_opts nx_opt;
 extern const char *nx_cmd;
@@ -84,6 +85,11 @@ int nx_read_str(const char *path, char *buf, size_t sz);	/* 0 or -errno */
 int nx_read_long(const char *path, long *v);		/* 0 or -errno */
 int nx_write_long(const char *path, long v);		/* 0 or -errno */
 bool nx_exists(const char *path);
+/*
+ * What to do about a permission error: "run as root (or with @caps)", or,
+ * when numabctl is root already, what else can deny it (a static buffer)
+ */
+const char *nx_root_hint(const char *caps);
 /* Print why @path could not be read and return the exit code for it. */
 int nx_file_error(const char *path, int err);
 /* Same for a file the user named (--restore, --input, --file): not the kernel's */
@@ -223,6 +229,8 @@ void nx_filters_read(struct nx_filters_state *st);
 const char *nx_filter_err_name(int err);
 /* the usage error for a bad NAME=VALUE: unknown name or bad value */
 int nx_filter_assign_error(const char *arg);
+/* could the @set filters be written (they exist, their old values readable)? exit code */
+int nx_filters_writable(const bool *set);
 /* write values where set[i]; on failure roll back and return exit code */
 int nx_filters_write(const int *val, const bool *set);
 long nx_numa_balancing_mode(void);	/* -1 when absent */
@@ -285,7 +293,15 @@ struct nx_trace_result {
 	struct nx_trace_agg *a;
 	size_t n, cap;
 	unsigned long events, other_tasks, bad_lines;
+	unsigned long lines;	/* --input: lines that look like trace output */
+	char why[8192];		/* why tracing failed */
 };
+/* tracefs: where it is, or why not */
+enum { NX_TFS_OK, NX_TFS_DENIED, NX_TFS_UNMOUNTED, NX_TFS_NOEVENT };
+/* NX_TFS_*; @buf: the tracefs root (or where it is expected) */
+int nx_tracefs_find(char *buf, size_t sz);
+/* one sentence for a nx_tracefs_find() result (a static buffer) */
+const char *nx_tracefs_why(int r, const char *root);
 /* record for @sec seconds from tracefs (or parse @input if not NULL) */
 int nx_trace_collect(pid_t pid, double sec, const char *input,
 		     struct nx_trace_result *r, bool quiet);

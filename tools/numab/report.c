@@ -115,24 +115,24 @@ static void vmas_tables(struct nx_doc *d, const struct report *rp)
 static void skips_table(struct nx_doc *d, const struct report *rp)
 {
 	struct nx_table t;
-	const char *why;
 
-	if (rp->trace_rc == NX_OK) {
+	if (rp->trace_rc == NX_OK && rp->tr.n) {
 		if (!nx_trace_table(&t, &rp->tr, rp->have_l1 ? &rp->l1 : &rp->l0, NULL)) {
 			nx_doc_table(d, &t, "VMA skips traced during the interval");
 			nx_table_free(&t);
 		}
 		return;
 	}
-	switch (rp->trace_rc) {
-	case -1: why = "not traced (--no-trace)"; break;
-	case NX_EPERM: why = "not traced: tracefs needs root"; break;
-	case NX_ENOTSUP: why = "not traced: no sched_skip_vma_numa tracepoint or no tracefs"; break;
-	default: why = "not traced: tracing failed"; break;
-	}
 	if (nx_kv_table_init(&t, "skips"))
 		return;
-	nx_kv_add(&t, "trace", "%s", why);
+	if (rp->trace_rc == NX_OK)	/* traced, and nothing of the process skipped */
+		nx_kv_add(&t, "trace", "no VMA of %d was skipped while tracing (%lu events of "
+			  "other tasks)", (int)rp->pid, rp->tr.other_tasks);
+	else if (rp->trace_rc == -1)
+		nx_kv_add(&t, "trace", "not traced (--no-trace)");
+	else
+		nx_kv_add(&t, "trace", "not traced: %s", rp->tr.why[0] ? rp->tr.why :
+			  "tracing failed");
 	nx_doc_table(d, &t, "VMA skips");
 	nx_table_free(&t);
 }

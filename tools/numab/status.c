@@ -161,12 +161,12 @@ static void support_table(struct nx_table *t, const struct nx_filters_state *fs,
 	nx_kv_add(t, "skip_counters", "%s", vm_err == -ENOENT ? "no (no /proc/vmstat)" :
 		  vm_err ? "unknown (/proc/vmstat unreadable)" : skipctr ? "yes" : "no");
 	present_row(t, "memory_tiering", "/sys/devices/virtual/memory_tiering");
-	nx_path(path, sizeof(path),
-		"/sys/kernel/tracing/events/sched/sched_skip_vma_numa");
-	if (!nx_exists(path))
-		nx_path(path, sizeof(path),
-			"/sys/kernel/debug/tracing/events/sched/sched_skip_vma_numa");
-	nx_kv_add(t, "tracepoint", "%s", nx_exists(path) ? "yes" : "no (or tracefs unreadable)");
+	switch (nx_tracefs_find(path, sizeof(path))) {
+	case NX_TFS_OK: nx_kv_add(t, "tracepoint", "yes"); break;
+	case NX_TFS_NOEVENT: nx_kv_add(t, "tracepoint", "no"); break;
+	case NX_TFS_UNMOUNTED: nx_kv_add(t, "tracepoint", "unknown (tracefs not mounted)"); break;
+	default: nx_kv_add(t, "tracepoint", "unknown (tracefs unreadable)"); break;
+	}
 }
 
 /*
@@ -217,7 +217,7 @@ static void tunables_table(struct nx_table *t)
 		nx_kv_num(t, key, r == 0 ? buf : r == -ENOENT ? NULL : "unreadable (root only)");
 	}
 	if (denied)
-		nx_warn("debugfs tunables unreadable: run as root to see them");
+		nx_warn("debugfs tunables unreadable: %s", nx_root_hint("CAP_DAC_OVERRIDE"));
 }
 
 static void vmstat_table(struct nx_table *t, const struct nx_counters *vm)

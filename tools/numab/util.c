@@ -123,17 +123,33 @@ bool nx_exists(const char *path)
 	return access(path, F_OK) == 0;
 }
 
+const char *nx_root_hint(const char *caps)
+{
+	static char buf[256];
+
+	if (geteuid() != 0)
+		snprintf(buf, sizeof(buf), "run as root%s%s", caps ? " or with " : "",
+			 caps ? caps : "");
+	else
+		snprintf(buf, sizeof(buf), "numabctl runs as root already: it lacks %s "
+			 "(dropped capabilities?), or a security module or kernel lockdown "
+			 "denies it", caps ? caps : "capabilities root normally has");
+	return buf;
+}
+
 int nx_file_error(const char *path, int err)
 {
+	bool proc;
+
 	if (err < 0)
 		err = -err;
 	switch (err) {
 	case EACCES:
 	case EPERM:
-		nx_warn("%s: permission denied: %s", path,
-			strstr(path, "/proc/") && !strstr(path, "/proc/sys/") ?
-			"run as root or with CAP_SYS_PTRACE (or as the owner of the process)" :
-			"run as root");
+		proc = strstr(path, "/proc/") && !strstr(path, "/proc/sys/");
+		nx_warn("%s: permission denied: %s%s", path,
+			nx_root_hint(proc ? "CAP_SYS_PTRACE" : "CAP_DAC_OVERRIDE"),
+			proc && geteuid() ? " (or as the owner of the process)" : "");
 		return NX_EPERM;
 	case ENOENT:
 		nx_warn("%s: not found: this kernel does not provide it", path);
@@ -472,7 +488,10 @@ void nx_sleep(double sec)
 int nx_common_opt(int c, const char *arg)
 {
 	switch (c) {
-	case 'S': nx_opt.sysroot = arg; return 0;
+	case 'S':
+		nx_opt.sysroot = arg;
+		nx_opt.sysroot_given = true;
+		return 0;
 	case 'J':
 		nx_opt.json = true;
 		if (arg && !strcmp(arg, "compact"))
@@ -528,10 +547,21 @@ int nx_opts_done(const struct nx_colspec *spec, size_t nspec)
 	static char all[NX_MAX_SPEC * 16];
 	struct stat st;
 
+	if (nx_opt.sysroot_given && !nx_opt.sysroot[0])
+		return nx_usage_error("--sysroot needs a directory (a saved tree with proc/ "
+				      "and sys/), not an empty name");
 	if (nx_opt.sysroot[0] && stat(nx_opt.sysroot, &st))
 		return nx_usage_error("--sysroot %s: %s", nx_opt.sysroot, strerror(errno));
 	if (nx_opt.sysroot[0] && !S_ISDIR(st.st_mode))
 		return nx_usage_error("--sysroot %s: not a directory", nx_opt.sysroot);
+	if (nx_opt.sysroot[0]) {
+		char proc[4096];
+
+		snprintf(proc, sizeof(proc), "%s/proc", nx_opt.sysroot);
+		if (stat(proc, &st) || !S_ISDIR(st.st_mode))
+			return nx_usage_error("--sysroot %s: not a saved tree: no proc/ in it",
+					      nx_opt.sysroot);
+	}
 	if (nx_opt.json + nx_opt.raw + nx_opt.pairs > 1)
 		return nx_usage_error("%s and %s cannot be used together: pick one output format",
 				      nx_opt.json ? "--json" : "--raw",

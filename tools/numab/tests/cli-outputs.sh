@@ -91,3 +91,56 @@ try_line "trace -d -1" trace -d -1 4242
 try_line "report -d x" report -d x 4242
 try_line "status operand" status extra
 try_line "--json=bogus" status --json=bogus
+
+# --- filter: --save, --restore, assignments and presets exclude each other -----
+R=$(copy patched)
+printf 'kernel.numa_balancing_filter_cpuset = 0\n' > "$TMP/restore.conf"
+nx "$R" filter --restore "$TMP/restore.conf" pid=1
+t "filter --restore FILE pid=1: exit 1, nothing set" eval 'rc 1 && sysctl_is "$R" pid 2 && sysctl_is "$R" cpuset 1 && has "cannot be used together" err'
+nx "$R" filter --legacy pid=0
+t "filter --legacy pid=0: exit 1, nothing set" eval 'rc 1 && sysctl_is "$R" pid 2 && sysctl_is "$R" cpuset 1 && has "cannot be used together" err'
+nx "$R" filter --default cpuset=off
+t "filter --default cpuset=off: exit 1, nothing set" eval 'rc 1 && sysctl_is "$R" cpuset 1'
+nx "$R" filter --legacy pid
+t "filter --legacy NAME: sets the preset, shows that filter" eval 'rc 0 && sysctl_is "$R" pid 1 && has "^pid "'
+
+# --- diagnoses that name the real cause ------------------------------------------
+R=$(copy patched); rm -rf "$R/sys/kernel/tracing/"*
+nx "$R" trace -d 0 4242
+t "trace without a mounted tracefs: says to mount it, not that the kernel lacks the tracepoint" eval 'rc 4 && has "not mounted" err && has "mount -t tracefs" err && hasnt "lacks" err'
+nx "$R" status
+t "status without a mounted tracefs: tracepoint unknown, says why" eval 'rc 0 && has "^tracepoint  *unknown (tracefs not mounted)$"'
+nx "$R" report -d 0 4242
+t "report without a mounted tracefs: the skips section says tracefs is not mounted" eval 'rc 0 && has "not traced: .*tracefs is not mounted"'
+nx "" status
+t "--sysroot '': exit 1, said" eval 'rc 1 && has "sysroot" err'
+mkdir -p "$TMP/notatree"
+nx "$TMP/notatree" status
+t "--sysroot of a directory without proc/: exit 1, not a saved tree" eval 'rc 1 && has "no proc" err'
+printf 'root:$6$abc:19000:0:99999:7:::\ndaemon:*:19000:0:99999:7:::\n' > "$TMP/shadow"
+nx "$P" trace -i "$TMP/shadow" 4242
+t "trace -i of a file that is no trace: exit 2, said" eval 'rc 2 && has "not a trace" err && lines 0'
+: > "$TMP/empty.trace"
+nx "$P" trace -i "$TMP/empty.trace" 4242
+t "trace -i of an empty file: exit 0, nothing skipped" eval 'rc 0 && has "no VMA of 4242 was skipped" err'
+if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null; then
+	# root without capabilities: a permission error must not say "run as root"
+	R=$(copy patched); chmod 000 "$R/proc/sys/kernel/numa_balancing_filter_pid"
+	setpriv --inh-caps=-all --bounding-set=-all "$BIN" --sysroot "$R" filter > "$TMP/out" 2> "$TMP/err"; echo $? > "$TMP/rc"
+	t "root without CAP_DAC_OVERRIDE: an unreadable sysctl does not say 'run as root'" eval 'rc 0 && has "^pid  *- unreadable" && hasnt "run as root" && has "capabilit"'
+	setpriv --inh-caps=-all --bounding-set=-all "$BIN" --sysroot "$R" vmas 4242 > /dev/null 2> /dev/null
+	chmod 000 "$R/proc/4242/numa_maps"
+	setpriv --inh-caps=-all --bounding-set=-all "$BIN" --sysroot "$R" vmas 4242 > "$TMP/out" 2> "$TMP/err"; echo $? > "$TMP/rc"
+	t "root without capabilities: numa_maps permission denied does not say 'run as root'" eval 'rc 3 && has "Permission denied\|permission denied" err && hasnt "run as root" err'
+	# as nobody, a kernel without the filter sysctls: that, not the lock file
+	R=$(copy unpatched-6.12); mkdir -p "$R/run"; chmod 755 "$R/run"; chmod 755 "$TMP"
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$BIN" --sysroot "$R" filter pid=1 > "$TMP/out" 2> "$TMP/err"; echo $? > "$TMP/rc"
+	t "filter pid=1 as a user on a kernel without the sysctls: exit 4, the kernel lacks them" eval 'rc 4 && has "lacks" err && hasnt "numabctl.lock" err'
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$BIN" --sysroot "$R" run --global --legacy -- true > "$TMP/out" 2> "$TMP/err"; echo $? > "$TMP/rc"
+	t "run --global as a user on a kernel without the sysctls: exit 4, the kernel lacks them" eval 'rc 4 && has "lacks" err && hasnt "numabctl.lock" err'
+else
+	skip "permission diagnoses as root without capabilities and as a user" "needs root and setpriv"
+fi
+R=$(copy unpatched-6.12)
+nx "$R" run --legacy -- true
+t "run on a kernel with neither per-process filters nor sysctls: does not suggest --global" eval 'rc 7 && hasnt "run --global. would" err && has "lacks" err'
