@@ -348,7 +348,8 @@ static void vmas_usage(FILE *out)
 	      "scanned, or its last full scan is --stale sequences old.\n\n"
 	      "  -s, --stranded      only stranded VMAs\n"
 	      "  -p, --process PAT   the processes whose name (comm) matches PAT, an\n"
-	      "                      extended regex; with several processes a PID column\n"
+	      "                      extended regex, or PID if PAT is a number (as\n"
+	      "                      numastat -p); with several processes a PID column\n"
 	      "                      comes first (PID may also be self)\n"
 	      "  -N, --per-node      a column per node (N0, N1, ...) after SLOW%\n"
 	      "  -z, --nonzero       leave out VMAs with nothing resident\n"
@@ -395,21 +396,35 @@ static int add_pid(struct pidlist *pl, pid_t pid)
 	return 0;
 }
 
-/* -p PATTERN: the processes whose comm matches (extended regex, as numastat -p) */
+/*
+ * -p PATTERN: the processes whose comm matches (extended regex), or a PID
+ * (a number), as numastat -p takes them.  A match whose maps cannot be
+ * read is said, not left out, and its error is the result; the readable
+ * matches are added all the same.
+ */
 static int match_processes(const char *pat, struct pidlist *pl)
 {
 	char path[4096], comm[64], maps[2];
 	struct dirent *de;
-	size_t before = pl->n;
+	size_t before = pl->n, denied = 0;
+	int ret = NX_OK;
+	uint64_t v;
 	regex_t re;
 	DIR *d;
 
+	if (!nx_parse_u64(pat, strlen(pat), 10, &v)) {
+		pid_t pid;
+
+		if (nx_parse_pid(pat, &pid))
+			return NX_EUSAGE;
+		return add_pid(pl, pid) ? NX_ERUNTIME : NX_OK;
+	}
 	if (regcomp(&re, pat, REG_EXTENDED | REG_NOSUB))
 		return nx_usage_error("invalid --process pattern '%s' (an extended regex)", pat);
 	nx_path(path, sizeof(path), "/proc");
 	d = opendir(path);
 	while (d && (de = readdir(d))) {
-		uint64_t v;
+		int r;
 
 		if (nx_parse_u64(de->d_name, strlen(de->d_name), 10, &v) || !v || v > 0x3fffffff)
 			continue;
@@ -420,7 +435,16 @@ static int match_processes(const char *pat, struct pidlist *pl)
 			continue;
 		/* kernel threads have no VMAs: an empty maps */
 		nx_path(path, sizeof(path), "/proc/%s/maps", de->d_name);
-		if (nx_read_str(path, maps, sizeof(maps)) || !maps[0])
+		r = nx_read_str(path, maps, sizeof(maps));
+		if (r == -EACCES || r == -EPERM) {
+			nx_warn("process %s (%s) matches '%s' but its maps cannot be read: "
+				"permission denied: %s", de->d_name, comm, pat,
+				nx_root_hint("CAP_SYS_PTRACE"));
+			denied++;
+			ret = NX_EPERM;
+			continue;
+		}
+		if (r || !maps[0])
 			continue;
 		if (add_pid(pl, (pid_t)v)) {
 			closedir(d);
@@ -431,11 +455,11 @@ static int match_processes(const char *pat, struct pidlist *pl)
 	if (d)
 		closedir(d);
 	regfree(&re);
-	if (pl->n == before) {
+	if (pl->n == before && !denied) {
 		nx_warn("no process with an address space matches '%s'", pat);
 		return NX_ENOPROC;
 	}
-	return NX_OK;
+	return ret;
 }
 
 static int cmp_pid(const void *a, const void *b)
@@ -550,7 +574,7 @@ int cmd_vmas(int argc, char **argv)
 	struct nx_vmlist l;
 	struct nx_topo topo;
 	pid_t pid;
-	int c, r;
+	int c, r, perr = NX_OK;
 
 	sort_key = 0;
 	nx_opt.sort = NULL;
@@ -610,16 +634,24 @@ int cmd_vmas(int argc, char **argv)
 			r = NX_EUSAGE;
 		else if (add_pid(&pl, pid))
 			r = NX_ERUNTIME;
+	/* every pattern: one without a match or with unreadable matches is said,
+	 * the others printed, and the first such error is the exit status */
 	for (size_t i = 0; r < 0 && i < npats; i++) {
 		int e = match_processes(pats[i], &pl);
 
-		if (e)
+		if (e == NX_EUSAGE || e == NX_ERUNTIME)
 			r = e;
+		else if (e && !perr)
+			perr = e;
 	}
+	if (r < 0 && npats && !pl.n)
+		r = perr;
 	if (r < 0 && (pl.n > 1 || npats)) {
 		if (npats)
 			qsort(pl.p, pl.n, sizeof(*pl.p), cmp_pid);
 		r = vmas_multi(&pl, &topo, (unsigned int)stale, stranded, min_size);
+		if (!r)
+			r = perr;
 	}
 	if (r >= 0) {
 		free(pl.p);

@@ -144,3 +144,20 @@ fi
 R=$(copy unpatched-6.12)
 nx "$R" run --legacy -- true
 t "run on a kernel with neither per-process filters nor sysctls: does not suggest --global" eval 'rc 7 && hasnt "run --global. would" err && has "lacks" err'
+
+# --- vmas -p: PIDs, patterns, matches that cannot be read -----------------------
+R=$(copy patched); cp -a "$R/proc/4242" "$R/proc/4244"; echo other-job > "$R/proc/4244/comm"
+nx "$R" vmas -p 4244 -r -n -o PID,START
+t "vmas -p PID: a number is a PID, as numastat -p takes it" eval 'rc 0 && lines 9 && [ "$(grep -c "^4244 " "$TMP/out")" = 9 ]'
+nx "$R" vmas -p tiered -p nomatch -r -n -o PID,START
+t "vmas -p PAT -p NOMATCH: the matches printed, the other pattern said, exit 5" eval 'rc 5 && lines 9 && has "nomatch" err'
+if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null; then
+	chmod -R a+rX "$R"; chmod 755 "$TMP"
+	chmod 600 "$R/proc/4244/maps" "$R/proc/4244/numa_maps" "$R/proc/4244/numa_vmas"
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$BIN" --sysroot "$R" vmas -p "job|bench" -r -n -o PID,START > "$TMP/out" 2> "$TMP/err"; echo $? > "$TMP/rc"
+	t "vmas -p as a user: a match it cannot read is said, not left out; the others printed, exit 3" eval 'rc 3 && lines 9 && has "4244 (other-job)" err && has "ermission denied" err'
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$BIN" --sysroot "$R" vmas -p "job" > "$TMP/out" 2> "$TMP/err"; echo $? > "$TMP/rc"
+	t "vmas -p as a user, every match unreadable: exit 3, not 'no process matches'" eval 'rc 3 && has "4244 (other-job)" err && hasnt "no process" err'
+else
+	skip "vmas -p with unreadable matches" "needs root (to become nobody) and setpriv"
+fi
