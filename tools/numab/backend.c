@@ -233,6 +233,30 @@ void nx_backend_status(struct nx_table *t)
 
 static double rate_max_sec = 10;
 static bool dump_numa_vmas;
+/* --numa-vmas: the VMA filters of vmas (--stranded, --min-size, -z) */
+static bool dump_stranded, dump_nonzero;
+static uint64_t dump_min_size;
+
+bool nx_backend_dump(void)
+{
+	return dump_numa_vmas;
+}
+
+void nx_backend_dump_filter(bool stranded, uint64_t min_size, bool nonzero)
+{
+	dump_stranded = stranded;
+	dump_min_size = min_size;
+	dump_nonzero = nonzero;
+}
+
+static bool dump_keeps(const struct nx_vma *v)
+{
+	if (dump_stranded && (!v->verdict || strcmp(v->verdict, "stranded")))
+		return false;
+	if (v->end - v->start < dump_min_size)
+		return false;
+	return !dump_nonzero || (v->in_numa_maps && v->fast_bytes + v->slow_bytes);
+}
 
 int nx_backend_opt_set(int c, const char *arg)
 {
@@ -298,7 +322,7 @@ static void dump(const struct nx_vmlist *l, FILE *out)
 		const struct nx_vma *v = &l->v[i];
 		const struct nx_numab_vma *n = &v->nv;
 
-		if (!v->in_numab)
+		if (!v->in_numab || !dump_keeps(v))
 			continue;
 		fprintf(out, "%08llx-%08llx filter=%s state=%s", (unsigned long long)v->start,
 			(unsigned long long)v->end, n->filter, n->state);

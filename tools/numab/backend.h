@@ -44,6 +44,9 @@ const char *nx_backend_name(int backend);
 	"                      /proc/PID/numa_vmas (from any backend), not the table\n"
 /* one of those; 0, or 1 after a usage message */
 int nx_backend_opt_set(int c, const char *arg);
+/* was --numa-vmas given?  Then these VMA filters of vmas apply to its lines */
+bool nx_backend_dump(void);
+void nx_backend_dump_filter(bool stranded, uint64_t min_size, bool nonzero);
 struct nx_vmlist;
 struct nx_vma;
 /*

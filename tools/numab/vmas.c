@@ -566,7 +566,7 @@ int cmd_vmas(int argc, char **argv)
 		NX_BACKEND_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
-	bool stranded = false, per_node = false;
+	bool stranded = false, per_node = false, sorted = false;
 	uint64_t min_size = 0, stale = 4;
 	struct pidlist pl = { NULL, 0, 0 };
 	const char *pats[16];
@@ -595,6 +595,7 @@ int cmd_vmas(int argc, char **argv)
 						      "2^64-1, with a K, M, G or T suffix", optarg);
 			break;
 		case 'x':	/* these columns sort largest first (start: lowest) */
+			sorted = true;
 			sort_key = -1;
 			nx_opt.sort = optarg;
 			for (size_t i = 0; i < sizeof(sort_keys) / sizeof(sort_keys[0]); i++)
@@ -619,6 +620,20 @@ int cmd_vmas(int argc, char **argv)
 			if (r >= 0)
 				return r;
 		}
+	}
+	if (nx_backend_dump()) {	/* numa_vmas' format: one process, no table options */
+		const char *o = nx_opt.json ? "-J" : nx_opt.raw ? "-r" : nx_opt.pairs ? "-P" :
+				nx_opt.columns ? "-o" : nx_opt.all_columns ? "--output-all" :
+				sorted ? "-x" : nx_opt.noheadings ? "-n" :
+				per_node ? "-N" : nx_opt.list_columns ? "-H" : NULL;
+
+		if (o)
+			return nx_usage_error("--numa-vmas prints numa_vmas' own format: %s "
+					      "cannot be used with it", o);
+		if (npats || optind + 1 < argc)
+			return nx_usage_error("--numa-vmas prints the scan state of one process: "
+					      "give one PID, not -p or several");
+		nx_backend_dump_filter(stranded, min_size, vnonzero);
 	}
 	if (nx_topo_load(&topo))
 		return NX_ERUNTIME;

@@ -161,3 +161,21 @@ if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null; then
 else
 	skip "vmas -p with unreadable matches" "needs root (to become nobody) and setpriv"
 fi
+
+# --- vmas --numa-vmas: its own format, the VMA filters apply, the rest is refused ---
+R=$(copy patched); cp -a "$R/proc/4242" "$R/proc/4244"
+nx "$R" vmas --numa-vmas 4242 4244
+t "vmas --numa-vmas with two PIDs: exit 1, one process" eval 'rc 1 && lines 0 && has "one process" err'
+nx "$R" vmas --numa-vmas -p tiered
+t "vmas --numa-vmas -p: exit 1" eval 'rc 1 && lines 0'
+for o in -J -r -P "-o START" --output-all "-x SIZE" -n -N; do
+	nx "$P" vmas --numa-vmas $o 4242
+	t "vmas --numa-vmas $o: exit 1, the format is numa_vmas'" eval 'rc 1 && lines 0 && has "numa-vmas" err'
+done
+nx "$P" vmas --numa-vmas --stranded 4242
+t "vmas --numa-vmas --stranded: the mm line and the stranded VMAs only" eval 'rc 0 && lines 3 && has "^mm " && has "^7f3a40000000-7f3a48000000 " && has "^7f3a4a000000-7f3a4a021000 "'
+nx "$P" vmas --numa-vmas --min-size 100M 4242
+t "vmas --numa-vmas --min-size 100M: the big VMAs only" eval 'rc 0 && lines 3 && has "^7f3a00000000-" && has "^7f3a40000000-"'
+R=$(copy patched); sed -i '/^7f3a50000000 /d' "$R/proc/4242/numa_maps"
+nx "$R" vmas --numa-vmas -z 4242
+t "vmas --numa-vmas -z: VMAs with nothing resident left out" eval 'rc 0 && lines 8 && hasnt "^7f3a50000000-"'
