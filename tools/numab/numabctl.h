@@ -272,6 +272,8 @@ struct nx_vmlist {
 int nx_vmlist_load(struct nx_vmlist *l, pid_t pid, const struct nx_topo *topo,
 		   unsigned int stale_seqs);
 void nx_vmlist_free(struct nx_vmlist *l);
+/* one line for all that is missing from @l, and NUMA balancing off */
+void nx_vmlist_warn(const struct nx_vmlist *l);
 /* why @v got its verdict, into @buf */
 void nx_vma_why(const struct nx_vma *v, const struct nx_vmlist *l, char *buf, size_t sz);
 

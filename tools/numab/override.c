@@ -545,6 +545,10 @@ void nx_pf_report_doc(struct nx_doc *d, pid_t pid, const struct nx_vmlist *l)
 	const char *why = r == -ENOENT ? "absent" : r == -EACCES || r == -EPERM ?
 		"unreadable" : r == -ENODATA ? "empty" : "malformed";
 
+	/* a kernel without per-process filters: no table of "absent" (the
+	 * support table says numa_filters no) */
+	if (r == -ENOENT && !nx_pf_supported())
+		return;
 	nx_filters_read(&sys);
 	if (nx_table_init(&t, "process_filters", rep_cols, sizeof(rep_cols) / sizeof(rep_cols[0]),
 			  "NAME,OVERRIDE,EFFECTIVE,SOURCE,SYSTEM", NULL))

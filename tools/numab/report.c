@@ -42,11 +42,13 @@ static void header_table(struct nx_doc *d, const struct report *rp)
 	gmtime_r(&now, &tm);
 	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
 	nx_kv_add(&t, "date", "%s", buf);
-	nx_kv_add(&t, "pid", "%d", (int)rp->pid);
+	snprintf(buf, sizeof(buf), "%d", (int)rp->pid);
+	nx_kv_num(&t, "pid", buf);
 	nx_path(path, sizeof(path), "/proc/%d/comm", (int)rp->pid);
 	if (!nx_read_str(path, buf, sizeof(buf)))
 		nx_kv_add(&t, "comm", "%s", buf);
-	nx_kv_add(&t, "interval_s", "%.1f", rp->sec);
+	snprintf(buf, sizeof(buf), "%.1f", rp->sec);
+	nx_kv_num(&t, "interval_s", buf);
 	nx_path(path, sizeof(path), "/proc/sys/kernel/osrelease");
 	nx_kv_add(&t, "kernel", "%s", nx_read_str(path, buf, sizeof(buf)) ? "unknown" : buf);
 	nx_path(path, sizeof(path), "/proc/cmdline");
@@ -151,6 +153,22 @@ static int sched_line(void *priv, const char *line, size_t len, unsigned long no
 
 		while (kl < k.n && k.p[kl] != ' ' && k.p[kl] != '=')
 			kl++;
+		if (kl < k.n && k.p[kl] == '=' && memmem(k.p, k.n, ", ", 2)) {
+			/* "a=1, b=2": a row for each, not one row "a" = "1, b=2" */
+			const char *p = k.p, *end = k.p + k.n;
+
+			while (p < end) {
+				const char *c = memmem(p, (size_t)(end - p), ", ", 2);
+				const char *e = c ? c : end, *eq = memchr(p, '=', (size_t)(e - p));
+
+				if (eq) {
+					snprintf(key, sizeof(key), "%.*s", (int)(eq - p), p);
+					nx_kv_add(t, key, "%.*s", (int)(e - eq - 1), eq + 1);
+				}
+				p = c ? c + 2 : end;
+			}
+			return 0;
+		}
 		v.p = k.p + kl + (kl < k.n);
 		v.n = k.n - kl - (kl < k.n);
 		k.n = kl;
@@ -333,8 +351,7 @@ int cmd_report(int argc, char **argv)
 		release(&rp);
 		return r;
 	}
-	if (rp.l0.missing[0])
-		nx_warn("%s", rp.l0.missing);
+	nx_vmlist_warn(&rp.l0);
 	mem = open_memstream(&buf, &len);
 	if (!mem) {
 		release(&rp);

@@ -535,6 +535,8 @@ int cmd_trace(int argc, char **argv)
 	nx_topo_free(&topo);
 	if (r)
 		return r;
+	if (!input)	/* a live trace: nothing to see with balancing off */
+		nx_vmlist_warn(&l);
 	r = nx_trace_collect(pid, sec, input, &res, false);
 	if (!r) {
 		if (!res.events)

@@ -151,7 +151,9 @@ static void cells_numab(struct vma_rows *r, const char **cells, const struct nx_
 	cell_u64(r, cells, VC_SKIP_DELAY, n, NV_HAVE_SKIP_DELAY, n->skip_delay);
 	cell_u64(r, cells, VC_SKIP_SEQ, n, NV_HAVE_SKIP_SEQ, n->skip_seq);
 	cell_u64(r, cells, VC_SKIP_PID, n, NV_HAVE_SKIP_PID, n->skip_pid);
-	cells[VC_LAST_SKIP] = n->last_skip;
+	/* a key the kernel (or the BPF backend) does not give: null, never "" */
+	cells[VC_LAST_SKIP] = (n->have & NV_HAVE_LAST_SKIP) && n->last_skip[0] ? n->last_skip :
+			      null_cell();
 	cell_s64(r, cells, VC_NEXT_SCAN, n, NV_HAVE_NEXT_SCAN, n->next_scan_ms);
 }
 
@@ -260,6 +262,30 @@ int nx_vmas_table(struct nx_table *t, const struct nx_vmlist *l,
 			nx_table_row(t, cells);
 	}
 	return 0;
+}
+
+/* the VMAs --stranded, --min-size and -z leave: none is said, not silence */
+static void say_if_none(const struct nx_vmlist *l, bool stranded_only, uint64_t min_size)
+{
+	char sz[32], what[160];
+
+	for (size_t i = 0; i < l->n; i++) {
+		const struct nx_vma *v = &l->v[i];
+
+		if ((!stranded_only || !strcmp(v->verdict, "stranded")) &&
+		    v->end - v->start >= min_size &&
+		    (!vnonzero || (v->in_numa_maps && v->fast_bytes + v->slow_bytes)))
+			return;
+	}
+	if (!stranded_only && !min_size && !vnonzero)
+		return;
+	nx_human_size(min_size, sz, sizeof(sz));
+	snprintf(what, sizeof(what), "%s%s%s%s%s", stranded_only ? " is stranded" : "",
+		 stranded_only && (min_size || vnonzero) ? " and" : "",
+		 min_size ? " is at least " : "", min_size ? sz : "",
+		 vnonzero ? (stranded_only || min_size ? " and has memory resident" :
+			     " has memory resident") : "");
+	nx_warn("no VMA of %d%s (of %zu VMAs)", (int)l->pid, what, l->n);
 }
 
 /* cmd_vmas: big tables stream out in chunks (nx_table_emit) */
@@ -469,17 +495,6 @@ static int cmp_pid(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* one line for all that is missing from @l */
-static void warn_missing(const struct nx_vmlist *l)
-{
-	long mode = nx_numa_balancing_mode();
-
-	if (l->missing[0] || mode == 0)
-		nx_warn("%s%s%s", l->missing, l->missing[0] && mode == 0 ? "; also " : "",
-			mode ? "" : "NUMA balancing is off (kernel.numa_balancing=0): nothing "
-			"is scanned or promoted; enable with 'sysctl kernel.numa_balancing=2'");
-}
-
 /*
  * Several processes (numastat -p): one table with a PID column, the rows
  * of each process in its order.  A process that cannot be read is
@@ -515,7 +530,7 @@ static int vmas_multi(const struct pidlist *pl, const struct nx_topo *topo,
 			continue;
 		}
 		if (!p)
-			warn_missing(&l);
+			nx_vmlist_warn(&l);
 		if (sort_key) {
 			sort_scan_seq = l.mm.scan_seq;
 			qsort(l.v, l.n, sizeof(*l.v), cmp_sort);
@@ -683,12 +698,13 @@ int cmd_vmas(int argc, char **argv)
 		nx_vmlist_free(&l);
 		return NX_OK;
 	}
-	warn_missing(&l);
+	nx_vmlist_warn(&l);
 	if (sort_key) {
 		sort_scan_seq = l.mm.scan_seq;
 		qsort(l.v, l.n, sizeof(*l.v), cmp_sort);
 	}
 	r = vmas_print(&l, nx_opt.columns, stranded, min_size);
+	say_if_none(&l, stranded, min_size);
 	nx_vmlist_free(&l);
 	return r ? NX_EUSAGE : NX_OK;
 }

@@ -547,6 +547,16 @@ int nx_vmlist_load(struct nx_vmlist *l, pid_t pid, const struct nx_topo *topo,
 	return NX_OK;
 }
 
+void nx_vmlist_warn(const struct nx_vmlist *l)
+{
+	long mode = nx_numa_balancing_mode();
+
+	if (l->missing[0] || mode == 0)
+		nx_warn("%s%s%s", l->missing, l->missing[0] && mode == 0 ? "; also " : "",
+			mode ? "" : "NUMA balancing is off (kernel.numa_balancing=0): nothing "
+			"is scanned or promoted; enable with 'sysctl kernel.numa_balancing=2'");
+}
+
 void nx_vmlist_free(struct nx_vmlist *l)
 {
 	for (size_t i = 0; l->v && i < l->n; i++) {

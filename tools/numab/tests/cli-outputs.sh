@@ -179,3 +179,30 @@ t "vmas --numa-vmas --min-size 100M: the big VMAs only" eval 'rc 0 && lines 3 &&
 R=$(copy patched); sed -i '/^7f3a50000000 /d' "$R/proc/4242/numa_maps"
 nx "$R" vmas --numa-vmas -z 4242
 t "vmas --numa-vmas -z: VMAs with nothing resident left out" eval 'rc 0 && lines 8 && hasnt "^7f3a50000000-"'
+
+# --- JSON: unknown is null, numbers are numbers ----------------------------------
+R=$(copy patched); sed -i 's/ last_skip=[a-z_]*//' "$R/proc/4242/numa_vmas"
+nx "$R" vmas -J -o START,LAST_SKIP 4242
+t "vmas -J: a last_skip the kernel does not give is null, not \"\"" eval 'rc 0 && json "all(r[\"last_skip\"] is None for r in d[\"vmas\"])" && hasnt "\"last_skip\": \"\""'
+nx "$P" report -J -d 0 --no-trace 4242
+t "report -J: pid and interval_s are numbers" eval 'rc 0 && json "{r[\"key\"]: r[\"value\"] for r in d[\"report\"]}[\"pid\"] == 4242 and {r[\"key\"]: r[\"value\"] for r in d[\"report\"]}[\"interval_s\"] == 0.0"'
+
+# --- nothing to show is said, not silence -------------------------------------------
+nx "$FIX/single-node" vmas --stranded 4242
+t "vmas --stranded with nothing stranded: says so on stderr, exit 0" eval 'rc 0 && has "no VMA of 4242 is stranded" err'
+nx "$P" vmas --min-size 100G 4242
+t "vmas --min-size with nothing that large: says so" eval 'rc 0 && has "no VMA of 4242" err'
+R=$(copy patched); echo 0 > "$R/proc/sys/kernel/numa_balancing"
+nx "$R" watch -i 0.05 -n 1 4242
+t "watch with numa_balancing=0: says nothing is scanned" eval 'rc 0 && has "NUMA balancing is off" err'
+nx "$R" trace -d 0 4242
+t "trace with numa_balancing=0: says nothing is scanned" eval 'has "NUMA balancing is off" err'
+grep -v "sched_skip_vma_numa" "$FIX/trace-4242.txt" > "$TMP/noskips.trace"
+nx "$P" report -d 0 --trace-input "$TMP/noskips.trace" 4242
+t "report with a trace that has no skip of the process: the skips section says so" eval 'rc 0 && has "no VMA of 4242 was skipped while tracing"'
+nx "$P" report -d 0 --no-trace 4242
+t "report on a kernel without per-process filters: no table of 'absent' filters" eval 'rc 0 && hasnt "^Filters of process" && hasnt "absent  *-" && has "^numa_filters  *no"'
+nx "$FIX/per-process" report -d 0 --no-trace 4242
+t "report on a kernel with per-process filters: the process's filters table" eval 'rc 0 && has "^Filters of process 4242"'
+nx "$P" report -d 0 --no-trace 4242
+t "report: /proc/PID/sched's 'current_node=0, numa_group_id=0' is two rows" eval 'rc 0 && has "^current_node  *0$" && has "^numa_group_id  *0$"'

@@ -375,8 +375,6 @@ if command -v python3 > /dev/null; then
 else
 	skip "report -J: process_filters and overrides" "python3 not installed"
 fi
-nx "$P" report 4242 -d 0 --no-trace
-t "report on a kernel without per-process filters: overrides absent, sources unknown" eval 'rc 0 && has "^pid  *absent  *- unknown  *2$"'
 
 # --- trace ---------------------------------------------------------------------
 TR=$FIX/trace-4242.txt
