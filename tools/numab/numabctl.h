@@ -33,6 +33,12 @@ struct nx_opts {
 	const char *sort;	/* -x COL */
 	bool json, compact, raw, pairs, noheadings, bytes, all_columns, list_columns;
 	bool sysroot_given;	/* --sysroot, even an empty one (an error) */
+	bool shell;		/* -y: shell-compatible column names with -P */
+	/*
+	 * The order of --output-all and --list-columns (comma-separated), if
+	 * not the spec's; set by a command before nx_opts_done()
+	 */
+	const char *all_order;
 };
 extern struct nx_opts nx_opt;
 extern const char *nx_cmd;
@@ -50,9 +56,15 @@ extern char **nx_argv;		/* the argv getopt works on, for error messages */	/* th
 	{ "list-columns", no_argument,	   NULL, 'H' }, \
 	{ "sort",	required_argument, NULL, 'x' }, \
 	{ "bytes",	no_argument,	   NULL, 'b' }, \
-	{ "help",	no_argument,	   NULL, 'h' }
-#define NX_COMMON_SHORTOPTS "JrPno:Hx:bh"
-/* returns 0 handled, 1 if help was asked, -1 unknown option, 2 bad argument */
+	{ "shell",	no_argument,	   NULL, 'y' }, \
+	{ "help",	no_argument,	   NULL, 'h' }, \
+	{ "version",	no_argument,	   NULL, 'V' }
+/* J:: so that -Jcompact works; -J=compact is taken too */
+#define NX_COMMON_SHORTOPTS "J::rPno:Hx:byhV"
+/*
+ * returns 0 handled, 1 if help was asked, -1 unknown option, 2 bad
+ * argument, 3 if the version was asked
+ */
 int nx_common_opt(int c, const char *arg);
 /*
  * For the default: branch of a command's getopt loop.  Returns -1 when the

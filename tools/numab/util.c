@@ -494,6 +494,8 @@ int nx_common_opt(int c, const char *arg)
 		return 0;
 	case 'J':
 		nx_opt.json = true;
+		if (arg && *arg == '=')	/* -J=compact */
+			arg++;
 		if (arg && !strcmp(arg, "compact"))
 			nx_opt.compact = true;
 		else if (arg && strcmp(arg, "pretty"))
@@ -507,7 +509,9 @@ int nx_common_opt(int c, const char *arg)
 	case 'H': nx_opt.list_columns = true; return 0;
 	case 'x': nx_opt.sort = arg; return 0;
 	case 'b': nx_opt.bytes = true; return 0;
+	case 'y': nx_opt.shell = true; return 0;
 	case 'h': return 1;
+	case 'V': return 3;
 	default: return -1;
 	}
 }
@@ -521,6 +525,10 @@ int nx_opt_other(int c, const char *arg, void (*usage)(FILE *))
 		return -1;
 	if (r == 1) {
 		usage(stdout);
+		return NX_OK;
+	}
+	if (r == 3) {
+		printf("numabctl %s\n", NUMABCTL_VERSION);
 		return NX_OK;
 	}
 	if (r == 2)
@@ -592,18 +600,23 @@ int nx_opts_done(const struct nx_colspec *spec, size_t nspec)
 	if (nx_opt.sort && find_spec(spec, nspec, nx_opt.sort) < 0)
 		return nx_usage_error("--sort: unknown column '%s' (see --list-columns)",
 				      nx_opt.sort);
-	if (nx_opt.list_columns) {
-		for (size_t i = 0; i < nspec; i++)
-			printf("%12s  %s\n", spec[i].name, spec[i].help);
-		return NX_OK;
-	}
-	if (nx_opt.all_columns) {
-		size_t off = 0;
-
-		for (size_t i = 0; i < nspec && off < sizeof(all) - 32; i++)
+	if (nx_opt.all_order)
+		snprintf(all, sizeof(all), "%s", nx_opt.all_order);
+	else
+		for (size_t i = 0, off = 0; i < nspec && off < sizeof(all) - 32; i++)
 			off += (size_t)snprintf(all + off, sizeof(all) - off, "%s%s",
 						i ? "," : "", spec[i].name);
-		nx_opt.columns = all;
+	if (nx_opt.list_columns) {
+		for (const char *c = all; *c; c += strcspn(c, ",") + (c[strcspn(c, ",")] == ',')) {
+			char name[64];
+
+			snprintf(name, sizeof(name), "%.*s", (int)strcspn(c, ","), c);
+			if (find_spec(spec, nspec, name) >= 0)
+				printf("%12s  %s\n", name, spec[find_spec(spec, nspec, name)].help);
+		}
+		return NX_OK;
 	}
+	if (nx_opt.all_columns)
+		nx_opt.columns = all;
 	return -1;
 }

@@ -200,6 +200,10 @@ static struct nx_colspec vspec[NX_MAX_SPEC];
 static size_t vnspec;
 static int vpid_col = -1, vnode_col = -1, vnnodes;
 static char vnode_names[NX_MAX_SPEC][12], vdefaults[NX_MAX_SPEC * 12 + 128];
+/* --output-all and -H: PID first, the node columns after SLOW% (the man page's order) */
+static char vall[NX_MAX_SPEC * 16];
+/* -N with -o LIST: the list with the node columns added */
+static char vcols[NX_MAX_SPEC * 16 + 1024];
 static bool vnonzero;
 
 static void vmas_spec(const struct nx_topo *topo, bool pid, bool nodes)
@@ -226,6 +230,42 @@ static void vmas_spec(const struct nx_topo *topo, bool pid, bool nodes)
 					vnode_names[k]);
 	snprintf(vdefaults + off, sizeof(vdefaults) - off, "%s",
 		 NX_VMA_DEFAULT_COLS + strlen("START,SIZE,NAME,FAST,SLOW,SLOW%"));
+	off = (size_t)snprintf(vall, sizeof(vall), "PID");
+	for (int i = 0; i < (int)nx_vma_ncols; i++) {
+		off += (size_t)snprintf(vall + off, sizeof(vall) - off, ",%s", nx_vma_cols[i].name);
+		for (int k = 0; i == VC_SLOWPCT && k < vnnodes; k++)
+			off += (size_t)snprintf(vall + off, sizeof(vall) - off, ",%s",
+						vnode_names[k]);
+	}
+	nx_opt.all_order = vall;
+}
+
+/*
+ * -N with -o LIST (not +LIST, whose defaults have them): the node
+ * columns after SLOW% in LIST, else at its end
+ */
+static const char *with_nodes(const char *cols)
+{
+	size_t off = 0;
+	bool done = false;
+
+	for (const char *c = cols; *c; c += strcspn(c, ",") + (c[strcspn(c, ",")] == ',')) {
+		size_t len = strcspn(c, ",");
+
+		off += (size_t)snprintf(vcols + off, sizeof(vcols) - off, "%s%.*s",
+					off ? "," : "", (int)len, c);
+		if (!done && len == 5 && !strncasecmp(c, "SLOW%", 5)) {
+			for (int k = 0; k < vnnodes; k++)
+				off += (size_t)snprintf(vcols + off, sizeof(vcols) - off, ",%s",
+							vnode_names[k]);
+			done = true;
+		}
+		if (off >= sizeof(vcols) - 16)
+			return cols;
+	}
+	for (int k = 0; !done && k < vnnodes; k++)
+		off += (size_t)snprintf(vcols + off, sizeof(vcols) - off, ",%s", vnode_names[k]);
+	return vcols;
 }
 
 static int vmas_init(struct nx_table *t, struct vma_rows *r, const struct nx_vmlist *l,
@@ -386,7 +426,14 @@ static void vmas_usage(FILE *out)
 	      "      --stale N       sequences without a scan that make a VMA stranded\n"
 	      "                      (default 4)\n"
 	      NX_BACKEND_HELP, out);
-	nx_print_columns_help(out, nx_vma_cols, nx_vma_ncols);
+	/* the --output-all order: PID first, the node columns after SLOW% */
+	fputs("\nAvailable output columns (-o COL,... or -o +COL to add):\n"
+	      "          PID  the process (a column of its own with several, -p)\n", out);
+	for (size_t i = 0; i < nx_vma_ncols; i++) {
+		fprintf(out, " %12s  %s\n", nx_vma_cols[i].name, nx_vma_cols[i].help);
+		if (i == VC_SLOWPCT)
+			fputs("  N0, N1, ...  resident on that node, a column per node (-N)\n", out);
+	}
 }
 
 /* does a column list name a node column (N0, N1, ...)? */
@@ -654,6 +701,8 @@ int cmd_vmas(int argc, char **argv)
 		return NX_ERUNTIME;
 	/* one operand and no -p: the table streams; else one row set per process */
 	vmas_spec(&topo, optind + 1 != argc || npats, per_node);
+	if (per_node && nx_opt.columns && *nx_opt.columns && *nx_opt.columns != '+')
+		nx_opt.columns = with_nodes(nx_opt.columns);
 	r = nx_opts_done(vspec, vnspec);
 	/* per-node bytes cost a pass over each numa_maps line: only if shown */
 	nx_vmlist_nodes = per_node || names_node(nx_opt.columns) || names_node(nx_opt.sort);

@@ -538,6 +538,13 @@ int nx_vmlist_load(struct nx_vmlist *l, pid_t pid, const struct nx_topo *topo,
 		nx_vmlist_free(l);
 		return r;
 	}
+	/*
+	 * maps names no anonymous VMA, numa_vmas and the BPF backend call it
+	 * "anon": one name whatever the backend
+	 */
+	for (size_t i = 0; i < l->n; i++)
+		if (!l->v[i].name)
+			l->v[i].name = anon_name;
 	set_missing(l, pid);
 	l->tiers_unknown = topo->tiers_bad;
 	l->stale = stale_seqs;

@@ -206,3 +206,37 @@ nx "$FIX/per-process" report -d 0 --no-trace 4242
 t "report on a kernel with per-process filters: the process's filters table" eval 'rc 0 && has "^Filters of process 4242"'
 nx "$P" report -d 0 --no-trace 4242
 t "report: /proc/PID/sched's 'current_node=0, numa_group_id=0' is two rows" eval 'rc 0 && has "^current_node  *0$" && has "^numa_group_id  *0$"'
+
+# --- util-linux conventions: -V and -h anywhere, --output-all order, -N, -J=, -y ---------
+nx "$P" vmas -V
+t "vmas -V: the version, after the command too" eval 'rc 0 && has "^numabctl [0-9]"'
+nx "$P" status --version
+t "status --version: the version" eval 'rc 0 && has "^numabctl [0-9]"'
+nx "$P" --help
+t "numabctl --help documents -h and -V" eval 'rc 0 && has "^  -h, --help" && has "^  -V, --version"'
+nx "$P" vmas -h
+t "vmas -h: the command's help" eval 'rc 0 && has "^Usage: numabctl vmas"'
+grep -E "^\| \*\*numabctl\*\* \[\*OPTIONS\*\] \*\*vmas\*\*" "$DOC" > "$TMP/out"
+t "man page SYNOPSIS: vmas with -p, -N, -z" eval 'has "\*\*-p\*\*" && has "\*\*-N\*\*" && has "\*\*-z\*\*"'
+nx "$P" vmas --help
+t "vmas --help lists the PID and per-node columns" eval 'rc 0 && has "^ *PID  " && has "^ *N0, N1, "'
+nx "$P" vmas --output-all -r 4242
+t "vmas --output-all: the man page's order, PID first, the nodes after SLOW%" eval 'rc 0 && [ "$(head -1 "$TMP/out")" = "PID START END SIZE PERMS NAME FAST SLOW SLOW% N0 N1 FILTER STATE SEQS PSEQS START_SEQ PREV_SEQ PIDBITS PONLY SCANS PSCANS PTES SKIP_DELAY SKIP_SEQ SKIP_PID LAST_SKIP NEXT_MS VERDICT WHY RELEASE RELEASE_S RELEASE_ERR" ]'
+nx "$P" vmas -H
+t "vmas -H: the columns in the --output-all order" eval 'rc 0 && [ "$(awk "{print \$1}" "$TMP/out" | tr "\n" " ")" = "PID START END SIZE PERMS NAME FAST SLOW SLOW% N0 N1 FILTER STATE SEQS PSEQS START_SEQ PREV_SEQ PIDBITS PONLY SCANS PSCANS PTES SKIP_DELAY SKIP_SEQ SKIP_PID LAST_SKIP NEXT_MS VERDICT WHY RELEASE RELEASE_S RELEASE_ERR " ]'
+nx "$P" vmas -N -o START,SLOW% -r 4242
+t "vmas -N -o LIST: the node columns added after SLOW%, not dropped" eval 'rc 0 && [ "$(head -1 "$TMP/out")" = "START SLOW% N0 N1" ]'
+nx "$P" vmas -N -o START,SIZE -r 4242
+t "vmas -N -o LIST without SLOW%: the node columns at the end" eval 'rc 0 && [ "$(head -1 "$TMP/out")" = "START SIZE N0 N1" ]'
+nx "$P" status -J=compact
+t "-J=compact: compact JSON" eval 'rc 0 && lines 1'
+nx "$P" status -Jcompact
+t "-Jcompact: compact JSON" eval 'rc 0 && lines 1'
+nx "$P" vmas -P -y -o START,SLOW% 4242
+t "-P -y: shell-compatible names (lsblk -y)" eval 'rc 0 && has "^START=\"55d0c0a00000\" SLOW_PCT=\"0.0\"$"'
+nx "$P" vmas -P -o START,SLOW% 4242
+t "-P without -y: the column names as they are" eval 'rc 0 && has "SLOW%="'
+for b in "$U" "$P"; do
+	nx "$b" vmas -J -o START,NAME 4242
+	t "vmas -J $(basename "$b"): an anonymous VMA is named anon, whatever the backend" eval 'rc 0 && json "[r[\"name\"] for r in d[\"vmas\"] if r[\"start\"] == \"7f3a40000000\"] == [\"anon\"]"'
+done
