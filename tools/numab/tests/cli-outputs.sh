@@ -240,3 +240,46 @@ for b in "$U" "$P"; do
 	nx "$b" vmas -J -o START,NAME 4242
 	t "vmas -J $(basename "$b"): an anonymous VMA is named anon, whatever the backend" eval 'rc 0 && json "[r[\"name\"] for r in d[\"vmas\"] if r[\"start\"] == \"7f3a40000000\"] == [\"anon\"]"'
 done
+
+# --- bash completion agrees with the commands ------------------------------------------
+COMP=$(pwd)/bash-completion/numabctl
+mkdir -p "$TMP/bin"; ln -sf "$BIN" "$TMP/bin/numabctl"
+# comp WORD...: what completing the last word offers, one a line, in $TMP/out
+comp() {
+	PATH="$TMP/bin:$PATH" bash -c '. /usr/share/bash-completion/bash_completion; . "$1"; shift
+		COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); COMP_LINE="$*"; COMP_POINT=${#COMP_LINE}
+		_numabctl; printf "%s\n" "${COMPREPLY[@]}"' _ "$COMP" numabctl "$@" > "$TMP/out" 2> "$TMP/err"
+}
+if [ -r /usr/share/bash-completion/bash_completion ]; then
+	sleep 30 & SP=$!
+	comp vmas -n ""
+	t "completion: vmas -n is --noheadings, a PID comes next" eval 'has "^$SP$"'
+	comp watch -n ""
+	t "completion: watch -n is the count, nothing offered" eval 'lines 1 && has "^$"'
+	comp vmas -p ""
+	t "completion: vmas -p offers process names, not PIDs" eval 'has "^sleep$" && hasnt "^[0-9][0-9]*$"'
+	comp filter -p ""
+	t "completion: filter -p offers PIDs" eval 'has "^$SP$"'
+	kill $SP 2> /dev/null; wait $SP 2> /dev/null
+	comp help ""
+	t "completion: help offers the commands" eval 'has "^vmas$" && has "^report$" && hasnt "^help$"'
+	# the long options offered are those the command's --help and numabctl's
+	# common options give it; run and report take no column options
+	for c in status vmas filter run watch trace report; do
+		comp "$c" --
+		sort -u "$TMP/out" | grep -v "^$" > "$TMP/offered"
+		{ "$BIN" "$c" --help | grep -o -- "--[a-z][a-z-]*"
+		  printf '%s\n' --sysroot --json --raw --pairs --shell --noheadings --bytes --help --version
+		  case $c in run|report) ;; *) printf '%s\n' --output --output-all --list-columns --sort ;; esac
+		} | sort -u > "$TMP/want"
+		t "completion: $c offers exactly its options" eval 'diff "$TMP/want" "$TMP/offered" > "$TMP/diff" || { diag "$TMP/diff"; false; }'
+	done
+	for o in --output --output-all --list-columns --sort; do
+		for c in run report; do
+			nx "$P" $c $o X -- true
+			t "$c $o is refused, as its completion leaves it out" eval 'rc 1 && has "has no columns" err'
+		done
+	done
+else
+	skip "bash completion against the commands" "bash-completion is not installed (scripts/deps installs it)"
+fi
