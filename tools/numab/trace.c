@@ -8,6 +8,7 @@
  * format (vm_start and vm_end as numbers, the reason as the print format
  * names it).  Saved traces (--input) are trace_pipe text, parsed by parse.c.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -303,11 +304,83 @@ static void record(struct live *lv, struct tep_handle *tep, struct tracefs_insta
 	}
 }
 
+/* is @pid a running numabctl? */
+static bool numabctl_alive(long pid)
+{
+	char path[64], comm[32];
+
+	if (pid <= 0 || pid > 0x3fffffff || (kill((pid_t)pid, 0) && errno == ESRCH))
+		return false;
+	snprintf(path, sizeof(path), "/proc/%ld/comm", pid);
+	return nx_read_str(path, comm, sizeof(comm)) || !strcmp(comm, "numabctl");
+}
+
+/*
+ * The instances of numabctl runs that died without removing theirs
+ * (killed with SIGKILL): "numabctl-PID-NXPID" (NXPID numabctl's own PID;
+ * an older numabctl named it "numabctl-NXPID") whose NXPID is no running
+ * numabctl.  Their event is disabled and the instance removed, so that a
+ * killed trace does not keep an event enabled for good.
+ */
+static bool digits(const char *p, const char *end)
+{
+	if (p == end)
+		return false;
+	for (; p < end; p++)
+		if (*p < '0' || *p > '9')
+			return false;
+	return true;
+}
+
+/* "numabctl-NXPID" or "numabctl-PID-NXPID": NXPID, else 0 */
+static long stale_owner(const char *name)
+{
+	const char *p = name + strlen("numabctl-"), *dash, *end = name + strlen(name);
+
+	if (strncmp(name, "numabctl-", strlen("numabctl-")))
+		return 0;
+	dash = strchr(p, '-');
+	if (dash ? !digits(p, dash) || !digits(dash + 1, end) : !digits(p, end))
+		return 0;
+	return strtol(dash ? dash + 1 : p, NULL, 10);
+}
+
+/* (tracefs_instances() of libtracefs 1.6 leaks its regex: a readdir here) */
+static void remove_stale(const char *root)
+{
+	char path[4096];
+	struct dirent *de;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "%s/instances", root);
+	d = opendir(path);
+	while (d && (de = readdir(d))) {
+		long owner = stale_owner(de->d_name);
+		struct tracefs_instance *old;
+
+		if (!owner || numabctl_alive(owner))
+			continue;
+		old = tracefs_instance_alloc(root, de->d_name);
+		if (!old)
+			continue;
+		tracefs_event_disable(old, NULL, NULL);
+		if (tracefs_instance_destroy(old))
+			nx_warn("%s/instances/%s: a trace instance left by a numabctl that was "
+				"killed; cannot remove it: %s", root, de->d_name, strerror(errno));
+		else
+			nx_warn("%s/instances/%s: removed, a trace instance left by a numabctl "
+				"that was killed", root, de->d_name);
+		tracefs_instance_free(old);
+	}
+	if (d)
+		closedir(d);
+}
+
 static int trace_live(struct agg *g, double sec, bool quiet)
 {
 	static const char *systems[] = { "sched", NULL };
 	char root[2048], name[64];
-	struct sigaction sa, old_int, old_term;
+	struct sigaction sa, old_int, old_term, old_hup, old_quit;
 	struct live lv = { .g = g };
 	struct tracefs_instance *inst;
 	struct tep_handle *tep;
@@ -333,7 +406,8 @@ static int trace_live(struct agg *g, double sec, bool quiet)
 		tep_free(tep);
 		return NX_ENOTSUP;
 	}
-	snprintf(name, sizeof(name), "numabctl-%d", (int)getpid());
+	remove_stale(root);
+	snprintf(name, sizeof(name), "numabctl-%d-%d", (int)g->pid, (int)getpid());
 	inst = tracefs_instance_create(name);
 	if (!inst) {
 		r = errno;
@@ -351,6 +425,8 @@ static int trace_live(struct agg *g, double sec, bool quiet)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
+	sigaction(SIGHUP, &sa, &old_hup);
+	sigaction(SIGQUIT, &sa, &old_quit);
 	stop = 0;
 	trace_seq_init(&lv.seq);
 	if (tracefs_event_enable(inst, "sched", "sched_skip_vma_numa")) {
@@ -374,6 +450,8 @@ static int trace_live(struct agg *g, double sec, bool quiet)
 	tep_free(tep);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
+	sigaction(SIGHUP, &old_hup, NULL);
+	sigaction(SIGQUIT, &old_quit, NULL);
 	return r;
 }
 

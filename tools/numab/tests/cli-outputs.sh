@@ -283,3 +283,24 @@ if [ -r /usr/share/bash-completion/bash_completion ]; then
 else
 	skip "bash completion against the commands" "bash-completion is not installed (scripts/deps installs it)"
 fi
+
+# --- live trace with NUMA balancing on: events, and no instance left behind ---------------
+# (root; tracefs mounted by cli-conventions.sh's live test if it was not; balancing
+# switched on for these tests and put back by knobs_restore on every exit path)
+busy() { sh -c 'while :; do :; done' & BUSY=$!; }
+if [ "$(id -u)" = 0 ] && [ -n "$tfs" ] && [ -e "$tfs/events/sched/sched_skip_vma_numa/format" ] && knobs_balancing 1; then
+	busy
+	"$BIN" trace -d 5 -r -n -o START,REASON,COUNT $BUSY > "$TMP/out" 2> "$TMP/err"; echo $? > "$TMP/rc"
+	t "live trace, balancing on: a busy process's skips are counted, its instance removed" eval 'rc 0 && [ -s "$TMP/out" ] && [ -z "$(ls "$tfs/instances" | grep "^numabctl-")" ]'
+	# SIGKILL leaves the instance (and its event enabled); the next trace removes it
+	"$BIN" trace -d 60 $BUSY > /dev/null 2>&1 & TP=$!
+	i=0; while [ $i -lt 100 ] && [ -z "$(ls "$tfs/instances" | grep "^numabctl-$BUSY-$TP$")" ]; do sleep 0.1; i=$((i + 1)); done
+	t "live trace: its instance is numabctl-PID-NXPID (the traced PID, numabctl's own)" eval '[ -d "$tfs/instances/numabctl-$BUSY-$TP" ]'
+	kill -9 $TP; wait $TP 2> /dev/null
+	t "live trace killed with SIGKILL: the instance stays, its event enabled" eval '[ "$(cat "$tfs/instances/numabctl-$BUSY-$TP/events/sched/sched_skip_vma_numa/enable" 2> /dev/null)" = 1 ]'
+	"$BIN" trace -d 0.2 $BUSY > "$TMP/out" 2> "$TMP/err"; echo $? > "$TMP/rc"
+	t "live trace: the next run removes the instance of the killed one, and says so" eval 'rc 0 && [ ! -e "$tfs/instances/numabctl-$BUSY-$TP" ] && has "numabctl-$BUSY-$TP: removed" err'
+	kill $BUSY 2> /dev/null; wait $BUSY 2> /dev/null
+else
+	skip "live trace with balancing on" "needs root, tracefs with sched_skip_vma_numa and kernel.numa_balancing"
+fi
