@@ -86,10 +86,13 @@ static __always_inline void emit_mm(struct seq_file *seq, struct task_struct *ta
 		r.start = BPF_CORE_READ(mm, numa_scan_offset);
 		r.have |= NB_H_MM_OFFSET;
 	}
+	/* 0: never set (no scan yet, e.g. balancing off since exec): absent, not "due now" */
 	if (bpf_core_field_exists(mm->numa_next_scan)) {
 		next = BPF_CORE_READ(mm, numa_next_scan);
-		r.next_scan = next ? (long)(next - r.jiffies) : 0;
-		r.have |= NB_H_MM_NEXT;
+		if (next) {
+			r.next_scan = (long)(next - r.jiffies);
+			r.have |= NB_H_MM_NEXT;
+		}
 	}
 	if (bpf_core_field_exists(mm->numab_filters)) {
 		r.vm_flags = BPF_CORE_READ(mm, numab_filters);
