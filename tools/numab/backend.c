@@ -659,18 +659,26 @@ struct filter_ctx {
 /*
  * The static filter of task_numa_work() for a VMA record, as
  * numab_vma_filter_name() of the series names it (stock 6.12 is the
- * series with shared_ro=1).  Approximations: a shmem VMA (vm_ops->
- * get_policy) is judged by its vm_policy or the task's, not by the
- * shared policy at its start; vma_migratable()'s zone check takes
- * policy_zone as ZONE_NORMAL (a file mapping that allocates from DMA or
- * DMA32 is unsuitable); the task policy is the group leader's.
+ * series with shared_ro=1).  vma_policy_mof() differs between kernels for
+ * a VMA with vm_ops->get_policy (shmem, memfd, SysV shm, files on tmpfs):
+ * 6.12.109 and later stable 6.12 fall back to the task policy when the
+ * VMA has no policy of its own, other kernels (mainline 6.18) do not and
+ * skip it as unsuitable; @task_fallback says which to compute (shmem.c
+ * picks).  Approximations: a shmem VMA's shared policy at its start is
+ * taken to be its vm_policy (mbind() sets both); vma_migratable()'s zone
+ * check takes policy_zone as ZONE_NORMAL (a file mapping allocating from
+ * DMA or DMA32 is unsuitable); the task policy is the group leader's.
  */
-static const char *bpf_filter(const struct nb_rec *r, const struct filter_ctx *c)
+static const char *bpf_filter(const struct nb_rec *r, const struct filter_ctx *c,
+			      bool task_fallback)
 {
 	uint64_t f = r->vm_flags;
 	bool mof, ro_file;
 
-	mof = r->flags & NB_F_VMPOL ? !!(r->flags & NB_F_VMPOL_MOF) : c->task_mof;
+	if (r->flags & NB_F_VMPOL)
+		mof = !!(r->flags & NB_F_VMPOL_MOF);
+	else
+		mof = r->flags & NB_F_GETPOL ? task_fallback && c->task_mof : c->task_mof;
 	if (!(r->have & NB_H_POLICY))
 		mof = true;	/* !CONFIG_NUMA: no policies */
 	if (f & (VM_IO | VM_PFNMAP) || r->flags & (NB_F_DAX | NB_F_GFP_LOW) || !mof ||
@@ -702,7 +710,15 @@ static void to_vma(const struct nb_rec *r, const struct filter_ctx *c, long hz,
 	memset(v, 0, sizeof(*v));
 	v->start = r->start;
 	v->end = r->end;
-	snprintf(v->filter, sizeof(v->filter), "%s", bpf_filter(r, c));
+	snprintf(v->maybe[0], sizeof(v->maybe[0]), "%s", bpf_filter(r, c, false));
+	snprintf(v->maybe[1], sizeof(v->maybe[1]), "%s", bpf_filter(r, c, true));
+	if (strcmp(v->maybe[0], v->maybe[1])) {
+		/* which one this kernel does: nx_shmem_resolve() */
+		snprintf(v->filter, sizeof(v->filter), "uncertain");
+	} else {
+		snprintf(v->filter, sizeof(v->filter), "%s", v->maybe[0]);
+		v->maybe[0][0] = v->maybe[1][0] = '\0';
+	}
 	v->have = NV_HAVE_FILTER | NV_HAVE_STATE;
 	if (r->flags & NB_F_HEAP)
 		v->name = (struct nx_span){ "heap", 4 };

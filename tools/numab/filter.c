@@ -233,8 +233,8 @@ static int show(const bool *only)
 	nx_filters_read(&st);
 	if (!st.present)
 		nx_warn("no kernel.numa_balancing_filter_* sysctls: kernel lacks the "
-			"numab series (filters behave like stock 6.12: pid, shared_ro and "
-			"shared_folio skip)");
+			"numab series (its scan filters are the kernel's own: as in stock "
+			"6.12, pid, shared_ro and shared_folio skip)");
 	if (nx_filter_table(&t, &st, "filters", only, nx_opt.columns))
 		return NX_EUSAGE;
 	nx_table_print(&t, stdout);

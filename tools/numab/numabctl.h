@@ -279,6 +279,7 @@ struct nx_vmlist {
 	long nr_threads;	/* get_nr_threads(), -1 unknown */
 	double sec_per_seq, rate_err;	/* scan rate, 0 unknown */
 	char rate_how[96];
+	char shmem_note[640];	/* filters left uncertain, and why (shmem.c) */
 };
 /* returns an exit code; prints the error */
 int nx_vmlist_load(struct nx_vmlist *l, pid_t pid, const struct nx_topo *topo,
@@ -288,6 +289,24 @@ void nx_vmlist_free(struct nx_vmlist *l);
 void nx_vmlist_warn(const struct nx_vmlist *l);
 /* why @v got its verdict, into @buf */
 void nx_vma_why(const struct nx_vma *v, const struct nx_vmlist *l, char *buf, size_t sz);
+/* its verdict (stranded, skipped, unscanned, ok, unknown) */
+const char *nx_vma_verdict(const struct nx_vma *v, const struct nx_vmlist *l);
+
+/* shmem.c: vma_policy_mof() of this kernel for shmem without a policy */
+enum {
+	NX_SHMEM_UNKNOWN,
+	NX_SHMEM_NOPOL,		/* no fallback: such a VMA is unsuitable */
+	NX_SHMEM_TASKPOL,	/* falls back to the task policy */
+};
+/* by the kernel release alone; why into @how */
+int nx_shmem_rule_release(const char *release, char *how, size_t sz);
+/* the running kernel's: learned in this boot, else by release */
+int nx_shmem_rule(char *how, size_t sz);
+/* the filters "uncertain" of @l decided where the kernel's rule is known */
+void nx_shmem_resolve(struct nx_vmlist *l);
+struct nx_trace_result;
+/* learn the rule from the reasons traced for @l's uncertain VMAs; keeps it for the boot */
+int nx_shmem_learn(const struct nx_vmlist *l, const struct nx_trace_result *r, pid_t pid);
 
 /* vmas.c */
 extern const struct nx_colspec nx_vma_cols[];

@@ -275,6 +275,8 @@ static int collect(struct report *rp)
 		rp->trace_rc = -1;
 	else
 		rp->trace_rc = nx_trace_collect(rp->pid, rp->sec, rp->trace_input, &rp->tr, true);
+	if (rp->trace_rc == NX_OK && !rp->trace_input)
+		nx_shmem_learn(&rp->l0, &rp->tr, rp->pid);
 	nx_sleep(rp->sec - (nx_now() - t0));	/* when tracing could not run */
 	nx_counters_load(&rp->vm1);
 	rp->have_l1 = nx_vmlist_load(&rp->l1, rp->pid, &rp->topo, 4) == NX_OK;

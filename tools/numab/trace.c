@@ -616,6 +616,8 @@ int cmd_trace(int argc, char **argv)
 	if (!input)	/* a live trace: nothing to see with balancing off */
 		nx_vmlist_warn(&l);
 	r = nx_trace_collect(pid, sec, input, &res, false);
+	if (!r && !input)	/* what the kernel did with shmem without a policy */
+		nx_shmem_learn(&l, &res, pid);
 	if (!r) {
 		if (!res.events)
 			nx_warn("no VMA of %d was skipped while tracing (%lu events of other tasks)",

@@ -302,6 +302,11 @@ static const char *judge(const struct nx_vma *v, const struct nx_vmlist *l,
 		WHY("%s", l->have_numab ? "not in numa_vmas" : "no numa_vmas");
 		return "unknown";
 	}
+	if (!strcmp(n->filter, "uncertain")) {
+		WHY("filter uncertain: %s on a kernel whose vma_policy_mof() does not fall back "
+		    "to the task policy for shmem, %s on one that does", n->maybe[0], n->maybe[1]);
+		return "unknown";
+	}
 	if (strcmp(n->filter, "none") && !is_promo_only(n->filter)) {
 		WHY("filter=%s", n->filter);
 		return slow ? "stranded" : "skipped";
@@ -342,6 +347,11 @@ static const char *judge(const struct nx_vma *v, const struct nx_vmlist *l,
 void nx_vma_why(const struct nx_vma *v, const struct nx_vmlist *l, char *buf, size_t sz)
 {
 	judge(v, l, buf, sz);
+}
+
+const char *nx_vma_verdict(const struct nx_vma *v, const struct nx_vmlist *l)
+{
+	return judge(v, l, NULL, 0);
 }
 
 static int load_optional(struct loader *ld, pid_t pid, const char *file,
@@ -435,6 +445,7 @@ static int load_scan_state(struct loader *ld, pid_t pid)
 	l->state_seconds = nx_now() - t0;
 	if (!r) {
 		l->have_numab = true;
+		nx_shmem_resolve(l);	/* filters that depend on the kernel's vma_policy_mof() */
 		l->nr_threads = (long)info.nr_threads;
 		snprintf(l->backend_note, sizeof(l->backend_note),
 			 "scan state from the BPF task_vma iterator (no /proc/%d/numa_vmas)%s%s",
@@ -562,6 +573,8 @@ void nx_vmlist_warn(const struct nx_vmlist *l)
 		nx_warn("%s%s%s", l->missing, l->missing[0] && mode == 0 ? "; also " : "",
 			mode ? "" : "NUMA balancing is off (kernel.numa_balancing=0): nothing "
 			"is scanned or promoted; enable with 'sysctl kernel.numa_balancing=2'");
+	if (l->shmem_note[0])
+		nx_warn("%s", l->shmem_note);
 }
 
 void nx_vmlist_free(struct nx_vmlist *l)

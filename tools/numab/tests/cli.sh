@@ -25,9 +25,9 @@ t "status -J patched: golden" eval 'rc 0 && golden status-patched.json'
 nx "$P" status -r
 t "status: the promo_backoff skip counter" has "^numa_vma_skip_promo_backoff 31$"
 nx "$U" status
-t "status unpatched: one line says what is missing" eval 'rc 0 && lines 1 err && has "numab series" err && has "filter_sysctls 0/5"'
+t "status unpatched: one line says what is missing" eval 'rc 0 && lines 1 err && has "numab series" err && has "filter_sysctls  *0/5"'
 nx "$N" status
-t "status without NUMA: one line, still prints support" eval 'rc 0 && lines 1 err && has CONFIG_NUMA err && has "numa_balancing unsupported"'
+t "status without NUMA: one line, still prints support" eval 'rc 0 && lines 1 err && has CONFIG_NUMA err && has "numa_balancing  *unsupported"'
 nx "$S" status -r -n -o NODE,CPUS,TIER,CLASS
 t "status single node: one fast node" eval 'rc 0 && has "^0 true 4 fast$" && hasnt "^1 "'
 nx "$M" status -r
