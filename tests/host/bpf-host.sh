@@ -96,6 +96,26 @@ else
 	t "a busy process with balancing on has a scanned VMA within 20 s" 1 "$tmp/nv"
 fi
 
+# the program's per-boot cache: written by the first load, used by the next
+# (same output), ignored when it is not root's alone or does not fit
+export NUMABCTL_BPF_CACHE=$tmp/bpf.cache
+NUMABCTL_TIMING=1 "$nx" vmas --backend bpf -r -o START,END,FILTER,STATE "$p" >"$tmp/c1" 2>"$tmp/c1.err"
+NUMABCTL_TIMING=1 "$nx" vmas --backend bpf -r -o START,END,FILTER,STATE "$p" >"$tmp/c2" 2>"$tmp/c2.err"
+t "BPF cache: the first load through libbpf writes it (root's, 0600)" \
+	$(! grep -q "from the cache" "$tmp/c1.err" && [ "$(stat -c %u:%a "$NUMABCTL_BPF_CACHE" 2>/dev/null)" = 0:600 ]; echo $?) "$tmp/c1.err"
+t "BPF cache: the next load uses it, the same output" \
+	$(grep -q "from the cache" "$tmp/c2.err" && cmp -s "$tmp/c1" "$tmp/c2"; echo $?) "$(cat "$tmp/c2.err"; diff "$tmp/c1" "$tmp/c2" | head -5)"
+chmod 666 "$NUMABCTL_BPF_CACHE"
+NUMABCTL_TIMING=1 "$nx" vmas --backend bpf -r -o START,END,FILTER,STATE "$p" >"$tmp/c3" 2>"$tmp/c3.err"
+t "BPF cache: a cache others may write is not loaded" \
+	$(! grep -q "from the cache" "$tmp/c3.err" && cmp -s "$tmp/c1" "$tmp/c3"; echo $?) "$tmp/c3.err"
+head -c 100 "$NUMABCTL_BPF_CACHE" >"$tmp/short"; cat "$tmp/short" >"$NUMABCTL_BPF_CACHE"; chmod 600 "$NUMABCTL_BPF_CACHE"
+NUMABCTL_TIMING=1 "$nx" vmas --backend bpf -r -o START,END,FILTER,STATE "$p" >"$tmp/c4" 2>"$tmp/c4.err"
+NUMABCTL_TIMING=1 "$nx" vmas --backend bpf -r -o START,END,FILTER,STATE "$p" >"$tmp/c5" 2>"$tmp/c5.err"
+t "BPF cache: a truncated cache is not loaded, and is replaced" \
+	$(! grep -q "from the cache" "$tmp/c4.err" && grep -q "from the cache" "$tmp/c5.err" && cmp -s "$tmp/c1" "$tmp/c5"; echo $?) "$(cat "$tmp/c4.err" "$tmp/c5.err")"
+unset NUMABCTL_BPF_CACHE
+
 "$nx" vmas --backend bpf 999999999 >/dev/null 2>"$tmp/gone"
 rc=$?
 t "a missing process: exit 5" $([ $rc = 5 ]; echo $?) "rc $rc: $(cat "$tmp/gone")"
@@ -121,12 +141,17 @@ else
 fi
 
 if command -v valgrind >/dev/null; then
-	valgrind -q --error-exitcode=9 --leak-check=full --errors-for-leak-kinds=definite \
-		--suppressions="$NUMAB_ROOT/tools/numab/tests/libbpf.supp" \
-		"$nx" vmas --backend bpf "$p" >/dev/null 2>"$tmp/vg"
-	rc=$?
+	# both loads: through libbpf (no cache), and from the cache it leaves
+	rc=0
+	: >"$tmp/vg"
+	for c in off "$tmp/vg.cache" "$tmp/vg.cache"; do
+		NUMABCTL_BPF_CACHE=$c valgrind -q --error-exitcode=9 --leak-check=full \
+			--errors-for-leak-kinds=definite \
+			--suppressions="$NUMAB_ROOT/tools/numab/tests/libbpf.supp" \
+			"$nx" vmas --backend bpf "$p" >/dev/null 2>>"$tmp/vg" || rc=$?
+	done
 	grep -v "WARNING: unhandled eBPF command" "$tmp/vg" | grep "^==" >"$tmp/vg.errs"
-	t "valgrind: the BPF path is clean (libbpf's bpf_attr padding suppressed)" \
+	t "valgrind: the BPF path is clean, through libbpf and from the cache (libbpf's bpf_attr padding suppressed)" \
 		$([ $rc = 0 ] && [ ! -s "$tmp/vg.errs" ]; echo $?) "$tmp/vg"
 else
 	n=$((n + 1)); echo "ok $n valgrind # SKIP no valgrind"

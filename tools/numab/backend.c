@@ -358,8 +358,8 @@ bool nx_vmas_backend_done(struct nx_vmlist *l)
 	if (l->backend == NX_BACKEND_BPF)
 		nx_warn("%s", l->backend_note);
 	if (getenv("NUMABCTL_TIMING"))
-		nx_warn("scan state of %zu VMAs read in %.6f s (backend %s)", l->n,
-			l->state_seconds, nx_backend_name(l->backend));
+		nx_warn("scan state of %zu VMAs read in %.6f s (backend %s%s)", l->n,
+			l->state_seconds, nx_backend_name(l->backend), l->bpf_timing);
 	if (dump_numa_vmas) {
 		dump(l, stdout);
 		return true;
@@ -448,7 +448,6 @@ int nx_bpf_read(pid_t pid, nx_bpf_fn fn, void *priv, struct nx_bpf_info *info,
 #include <zlib.h>
 
 #include "bpf/numab_rec.h"
-#include "numab_vmas.skel.h"
 
 _Static_assert(sizeof(struct nb_rec) == 136, "struct nb_rec changed size");
 
@@ -577,21 +576,28 @@ static long config_hz(const char *path)
 static long kernel_hz(const struct nb_rec *mm, char *how, size_t sz)
 {
 	static const long cand[] = { 100, 250, 300, 1000 };
-	double up = (double)mm->ktime_ns / 1e9, best = 1e30, second = 1e30;
+	static long conf_hz = -1;	/* the config's, read once */
+	double up, best = 1e30, second = 1e30;
 	struct utsname u;
 	char path[512];
 	long hz = 0;
 
-	if (!uname(&u)) {
-		snprintf(path, sizeof(path), "/boot/config-%s", u.release);
-		hz = config_hz(path);
+	if (conf_hz < 0) {
+		conf_hz = 0;
+		if (!uname(&u)) {
+			snprintf(path, sizeof(path), "/boot/config-%s", u.release);
+			conf_hz = config_hz(path);
+		}
+		if (!conf_hz)
+			conf_hz = config_hz("/proc/config.gz");
 	}
-	if (!hz)
-		hz = config_hz("/proc/config.gz");
-	if (hz > 0) {
+	if (conf_hz > 0) {
 		snprintf(how, sz, "kernel config");
-		return hz;
+		return conf_hz;
 	}
+	if (!mm)
+		return 0;
+	up = (double)mm->ktime_ns / 1e9;
 	for (size_t i = 0; i < sizeof(cand) / sizeof(cand[0]); i++) {
 		double want = 4294967296.0 + (up - 300.0) * (double)cand[i];
 		double d = (double)mm->jiffies - want;
@@ -710,14 +716,14 @@ static void to_vma(const struct nb_rec *r, const struct filter_ctx *c, long hz,
 	memset(v, 0, sizeof(*v));
 	v->start = r->start;
 	v->end = r->end;
-	snprintf(v->maybe[0], sizeof(v->maybe[0]), "%s", bpf_filter(r, c, false));
-	snprintf(v->maybe[1], sizeof(v->maybe[1]), "%s", bpf_filter(r, c, true));
-	if (strcmp(v->maybe[0], v->maybe[1])) {
+	/* strcpy: the names are short literals, and this runs per VMA */
+	strcpy(v->filter, bpf_filter(r, c, false));
+	if ((r->flags & (NB_F_GETPOL | NB_F_VMPOL)) == NB_F_GETPOL &&
+	    strcmp(v->filter, bpf_filter(r, c, true))) {
 		/* which one this kernel does: nx_shmem_resolve() */
-		snprintf(v->filter, sizeof(v->filter), "uncertain");
-	} else {
-		snprintf(v->filter, sizeof(v->filter), "%s", v->maybe[0]);
-		v->maybe[0][0] = v->maybe[1][0] = '\0';
+		strcpy(v->maybe[0], v->filter);
+		strcpy(v->maybe[1], bpf_filter(r, c, true));
+		strcpy(v->filter, "uncertain");
 	}
 	v->have = NV_HAVE_FILTER | NV_HAVE_STATE;
 	if (r->flags & NB_F_HEAP)
@@ -727,10 +733,10 @@ static void to_vma(const struct nb_rec *r, const struct filter_ctx *c, long hz,
 	else if ((r->flags & (NB_F_ANON | NB_F_FILE)) == NB_F_ANON)
 		v->name = (struct nx_span){ "anon", 4 };
 	if (!(r->flags & NB_F_STATE)) {
-		snprintf(v->state, sizeof(v->state), "none");
+		strcpy(v->state, "none");
 		return;
 	}
-	snprintf(v->state, sizeof(v->state), "ok");
+	strcpy(v->state, "ok");
 	for (size_t i = 0; i < sizeof(bits) / sizeof(bits[0]); i++)
 		if (r->have & bits[i].nb)
 			v->have |= bits[i].nv;
@@ -805,29 +811,28 @@ struct reader {
 };
 
 /* a new walk of @pid: the program's state map reset */
-static int reset_state(struct numab_vmas *skel, pid_t pid)
+static int reset_state(int map_fd, pid_t pid)
 {
 	struct nb_state st = { .target_tgid = (__s32)pid };
 	__u32 zero = 0;
 
-	return bpf_map__update_elem(skel->maps.state, &zero, sizeof(zero), &st, sizeof(st), 0);
+	return bpf_map_update_elem(map_fd, &zero, &st, 0);
 }
 
 /* the MM record alone: a fresh iterator read for its first record */
-static int probe_mm(struct numab_vmas *skel, struct bpf_link *link, pid_t pid,
-		    struct nb_rec *rec)
+static int probe_mm(int map_fd, int link_fd, pid_t pid, struct nb_rec *rec)
 {
 	ssize_t n;
 	int fd;
 
-	if (reset_state(skel, pid))
+	if (reset_state(map_fd, pid))
 		return -1;
-	fd = bpf_iter_create(bpf_link__fd(link));
+	fd = bpf_iter_create(link_fd);
 	if (fd < 0)
 		return -1;
 	n = read(fd, rec, sizeof(*rec));
 	close(fd);
-	if (reset_state(skel, pid))
+	if (reset_state(map_fd, pid))
 		return -1;
 	return n == (ssize_t)sizeof(*rec) && rec->kind == NB_REC_MM ? 0 : -1;
 }
@@ -836,17 +841,19 @@ static int probe_mm(struct numab_vmas *skel, struct bpf_link *link, pid_t pid,
  * HZ where kernel_hz() cannot tell (no config, uptime near 300 s): the
  * jiffies of two reads 0.3 s apart, to the nearest HZ within 10%.
  */
-static long measure_hz(struct numab_vmas *skel, struct bpf_link *link, pid_t pid)
+static long measure_hz(int map_fd, int link_fd, pid_t pid)
 {
 	static const long cand[] = { 100, 250, 300, 1000 };
 	struct nb_rec a, b;
 	char how[48];
 	double hz;
 
-	if (probe_mm(skel, link, pid, &a) || kernel_hz(&a, how, sizeof(how)))
+	if (kernel_hz(NULL, how, sizeof(how)))
+		return 0;	/* the config tells: no probe needed */
+	if (probe_mm(map_fd, link_fd, pid, &a) || kernel_hz(&a, how, sizeof(how)))
 		return 0;
 	nx_sleep(0.3);
-	if (probe_mm(skel, link, pid, &b) || b.ktime_ns <= a.ktime_ns)
+	if (probe_mm(map_fd, link_fd, pid, &b) || b.ktime_ns <= a.ktime_ns)
 		return 0;
 	hz = (double)(b.jiffies - a.jiffies) / ((double)(b.ktime_ns - a.ktime_ns) / 1e9);
 	for (size_t i = 0; i < sizeof(cand) / sizeof(cand[0]); i++)
@@ -882,20 +889,38 @@ static int one_record(struct reader *rd, const struct nb_rec *r)
 	return rd->fn(rd->priv, NULL, &v);
 }
 
+/* the iterator of @prog on @pid's VMAs; -errno */
+static int attach(const struct nx_bpf_prog *prog, pid_t pid)
+{
+	union bpf_iter_link_info linfo;
+	int fd;
+
+	memset(&linfo, 0, sizeof(linfo));
+	linfo.task.tid = (__u32)pid;
+	{
+		LIBBPF_OPTS(bpf_link_create_opts, opts, .iter_info = &linfo,
+			    .iter_info_len = sizeof(linfo));
+
+		fd = bpf_link_create(prog->prog_fd, 0, BPF_TRACE_ITER, &opts);
+	}
+	/* kernels before 6.1 take no task: walk all, the program filters */
+	if (fd < 0 && (errno == EINVAL || errno == E2BIG))
+		fd = bpf_link_create(prog->prog_fd, 0, BPF_TRACE_ITER, NULL);
+	return fd < 0 ? -errno : fd;
+}
+
 int nx_bpf_read(pid_t pid, nx_bpf_fn fn, void *priv, struct nx_bpf_info *info,
 		char *err, size_t errsz)
 {
-	union bpf_iter_link_info linfo;
 	struct reader rd = { .fn = fn, .priv = priv, .info = info };
 	struct nx_filters_state fs;
-	struct numab_vmas *skel;
-	struct bpf_link *link = NULL;
+	struct nx_bpf_prog prog;
 	static char buf[1 << 16];
 	uint64_t last_end = 0;
 	size_t have = 0;
 	double t0;
 	long mode;
-	int fd = -1, r;
+	int fd = -1, link_fd = -1, r;
 
 	memset(info, 0, sizeof(*info));
 	r = nx_bpf_usable(err, errsz);
@@ -907,40 +932,29 @@ int nx_bpf_read(pid_t pid, nx_bpf_fn fn, void *priv, struct nx_bpf_info *info,
 	rd.fc.tiering = mode > 0 && (mode & 2);
 
 	libbpf_set_print(bpf_print);
-	skel = numab_vmas__open();
-	if (!skel)
-		return load_error(errno, "opening the BPF program", err, errsz);
-	if (numab_vmas__load(skel)) {
-		r = load_error(errno, "loading the BPF program", err, errsz);
-		goto out;
-	}
 	t0 = nx_now();
-	memset(&linfo, 0, sizeof(linfo));
-	linfo.task.tid = (__u32)pid;
-	{
-		LIBBPF_OPTS(bpf_iter_attach_opts, opts, .link_info = &linfo,
-			    .link_info_len = sizeof(linfo));
-
-		link = bpf_program__attach_iter(skel->progs.numab_vmas, &opts);
-	}
-	if (!link && errno == ESRCH) {
+	r = nx_bpf_prog_load(&prog);
+	if (r)
+		return load_error(-r, "loading the BPF program", err, errsz);
+	info->load_seconds = nx_now() - t0;
+	info->cached = prog.cached;
+	t0 = nx_now();
+	link_fd = attach(&prog, pid);
+	if (link_fd == -ESRCH) {
 		snprintf(err, errsz, "process %d: no such process", (int)pid);
 		r = NX_ENOPROC;
 		goto out;
 	}
-	/* kernels before 6.1 take no task: walk all, the program filters */
-	if (!link && (errno == EINVAL || errno == E2BIG))
-		link = bpf_program__attach_iter(skel->progs.numab_vmas, NULL);
-	if (!link) {
-		r = load_error(errno, "attaching the task_vma iterator", err, errsz);
+	if (link_fd < 0) {
+		r = load_error(-link_fd, "attaching the task_vma iterator", err, errsz);
 		goto out;
 	}
-	rd.hz_measured = measure_hz(skel, link, pid);
-	if (reset_state(skel, pid)) {
+	rd.hz_measured = measure_hz(prog.map_fd, link_fd, pid);
+	if (reset_state(prog.map_fd, pid)) {
 		r = load_error(errno, "setting up the BPF program's state", err, errsz);
 		goto out;
 	}
-	fd = bpf_iter_create(bpf_link__fd(link));
+	fd = bpf_iter_create(link_fd);
 	if (fd < 0) {
 		r = load_error(errno, "creating the iterator", err, errsz);
 		goto out;
@@ -1010,8 +1024,9 @@ int nx_bpf_read(pid_t pid, nx_bpf_fn fn, void *priv, struct nx_bpf_info *info,
 out:
 	if (fd >= 0)
 		close(fd);
-	bpf_link__destroy(link);
-	numab_vmas__destroy(skel);
+	if (link_fd >= 0)
+		close(link_fd);
+	nx_bpf_prog_close(&prog);
 	return r;
 }
 

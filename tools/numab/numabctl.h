@@ -280,6 +280,7 @@ struct nx_vmlist {
 	double sec_per_seq, rate_err;	/* scan rate, 0 unknown */
 	char rate_how[96];
 	char shmem_note[640];	/* filters left uncertain, and why (shmem.c) */
+	char bpf_timing[96];	/* NUMABCTL_TIMING: the BPF load and walk */
 };
 /* returns an exit code; prints the error */
 int nx_vmlist_load(struct nx_vmlist *l, pid_t pid, const struct nx_topo *topo,

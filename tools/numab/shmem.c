@@ -114,7 +114,8 @@ int nx_shmem_rule(char *how, size_t sz)
 
 static bool uncertain(const struct nx_vma *v)
 {
-	return v->in_numab && !strcmp(v->nv.filter, "uncertain");
+	/* maybe[] is set only with "uncertain": no strcmp for every VMA */
+	return v->in_numab && v->nv.maybe[0][0] && !strcmp(v->nv.filter, "uncertain");
 }
 
 void nx_shmem_resolve(struct nx_vmlist *l)
