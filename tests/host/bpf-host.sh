@@ -10,8 +10,8 @@
 # has no BTF or this is not root.
 #
 # NUMABCTL=path tests that binary (default tools/numab/numabctl, built if
-# missing). BPF_HOST_VMAS=N (default 0: off) also prints the cost of a BPF
-# read of a process with N VMAs next to reading its maps (not a test).
+# missing). The cost of a BPF read is measured by 'make -C tools/numab
+# bench-bpf' (tests/bench-bpf.sh), not here.
 . "$(dirname "$0")/../../scripts/lib.sh"
 nx=${NUMABCTL:-$NUMAB_ROOT/tools/numab/numabctl}
 tmp=$(mktemp -d)
@@ -157,40 +157,5 @@ else
 	n=$((n + 1)); echo "ok $n valgrind # SKIP no valgrind"
 fi
 
-# the cost of a BPF read of a big process next to its maps (not a test)
-if [ "${BPF_HOST_VMAS:-0}" -gt 0 ] && command -v cc >/dev/null; then
-	cat >"$tmp/many.c" <<'EOF'
-#include <stdio.h>
-#include <stdlib.h>
-#include <sys/mman.h>
-#include <unistd.h>
-int main(int argc, char **argv)
-{
-	long n = atol(argv[1]), pg = sysconf(_SC_PAGESIZE);
-	char *b = mmap(NULL, (2 * n + 1) * pg, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	for (long i = 0; i < n && b != MAP_FAILED; i++) {
-		mprotect(b + 2 * i * pg, pg, i % 2 ? PROT_READ : PROT_READ | PROT_WRITE);
-		if (!(i % 2))
-			b[2 * i * pg] = 1;
-	}
-	printf("ready\n");
-	fflush(stdout);
-	pause();
-	return 0;
-}
-EOF
-	cc -O2 -o "$tmp/many" "$tmp/many.c" && {
-		sysctl -qw vm.max_map_count=$((BPF_HOST_VMAS * 3 + 65536))
-		"$tmp/many" "$BPF_HOST_VMAS" >"$tmp/many.out" &
-		pids+=($!)
-		m=$!
-		while ! grep -q ready "$tmp/many.out"; do sleep 0.1; done
-		for i in 1 2 3 4 5; do
-			s=$(now_s); cat "/proc/$m/maps" >/dev/null; echo "maps $(elapsed "$s")"
-			NUMABCTL_TIMING=1 "$nx" vmas --backend bpf --numa-vmas "$m" 2>&1 >/dev/null |
-				sed -n 's/.*read in \([0-9.]*\) s.*/bpf \1/p'
-		done | sort | awk '{ v[$1] = v[$1] " " $2 } END { for (k in v) print "# " k ":" v[k] " s" }'
-	}
-fi
 echo "1..$n"
 exit $bad

@@ -55,6 +55,20 @@ static void add(const char *label, void *p, size_t len, int touch)
 	printf("VMA %s %lx %lx\n", label, (unsigned long)p, (unsigned long)p + len);
 }
 
+/* anonymous memory (@share: MAP_PRIVATE or MAP_SHARED) under mbind(MPOL_BIND, node 0) */
+static void add_bound(const char *label, int share)
+{
+	unsigned long node0 = 1;
+	void *p = mmap(NULL, SZ, PROT_READ | PROT_WRITE, share | MAP_ANONYMOUS, -1, 0);
+
+	if (p != MAP_FAILED && syscall(SYS_mbind, p, SZ, MPOL_BIND, &node0, 64, 0)) {
+		printf("SKIP %s mbind: %s\n", label, strerror(errno));
+		munmap(p, SZ);
+		return;
+	}
+	add(label, p, SZ, 1);
+}
+
 /* a file of @len bytes in @dir, open read-write */
 static int file_in(const char *dir, const char *name, size_t len)
 {
@@ -78,9 +92,7 @@ int main(int argc, char **argv)
 {
 	const char *dir = "/tmp";
 	double sec = 60;
-	unsigned long node0 = 1;
 	struct timespec t0, t;
-	void *p;
 	int c, fd;
 
 	while ((c = getopt(argc, argv, "d:f:")) != -1) {
@@ -105,20 +117,8 @@ int main(int argc, char **argv)
 	add("file_ro_shared", mmap(NULL, SZ, PROT_READ, MAP_SHARED, fd, 0), SZ, 0);
 	add("file_rw_shared", mmap(NULL, SZ, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0), SZ, 1);
 	add("file_text", mmap(NULL, SZ, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0), SZ, 0);
-	p = mmap(NULL, SZ, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p != MAP_FAILED && syscall(SYS_mbind, p, SZ, MPOL_BIND, &node0, 64, 0)) {
-		printf("SKIP anon_bind mbind: %s\n", strerror(errno));
-		munmap(p, SZ);
-	} else {
-		add("anon_bind", p, SZ, 1);
-	}
-	p = mmap(NULL, SZ, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (p != MAP_FAILED && syscall(SYS_mbind, p, SZ, MPOL_BIND, &node0, 64, 0)) {
-		printf("SKIP shmem_bind mbind: %s\n", strerror(errno));
-		munmap(p, SZ);
-	} else {
-		add("shmem_bind", p, SZ, 1);
-	}
+	add_bound("anon_bind", MAP_PRIVATE);
+	add_bound("shmem_bind", MAP_SHARED);
 	add("anon_none", mmap(NULL, SZ, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), SZ, -1);
 	add("hugetlb", mmap(NULL, SZ, PROT_READ | PROT_WRITE,
 			    MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0), SZ, 1);

@@ -605,12 +605,21 @@ static struct nx_vma *uncertain_vma(struct nx_vmlist *l, struct nx_vma *v, const
 	return v;
 }
 
+static void put_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
 static void test_shmem(void)
 {
 	char how[256], path[4096], dir[] = "/tmp/numab-unit-XXXXXX", buf[1024];
 	struct nx_vmlist l;
 	struct nx_vma v;
-	FILE *f;
 
 	tap(nx_shmem_rule_release("6.12.117+", how, sizeof(how)) == NX_SHMEM_TASKPOL &&
 	    strstr(how, "6.12.109"), "shmem rule: 6.12.117 falls back to the task policy");
@@ -650,20 +659,12 @@ static void test_shmem(void)
 	snprintf(path, sizeof(path), "%s/run", dir);
 	mkdir(path, 0755);
 	snprintf(path, sizeof(path), "%s/run/numabctl.kernel", dir);
-	f = fopen(path, "w");
-	if (f) {
-		fputs("boot_id=b00t\nshmem_task_policy=no\nlearned=a test\n", f);
-		fclose(f);
-	}
+	put_file(path, "boot_id=b00t\nshmem_task_policy=no\nlearned=a test\n");
 	uncertain_vma(&l, &v, "none");
 	nx_shmem_resolve(&l);
 	tap(!strcmp(v.nv.filter, "unsuitable") && nx_shmem_rule(how, sizeof(how)) == NX_SHMEM_NOPOL &&
 	    strstr(how, "a test"), "shmem: a rule learned in this boot decides: unsuitable");
-	f = fopen(path, "w");
-	if (f) {
-		fputs("boot_id=other\nshmem_task_policy=no\n", f);
-		fclose(f);
-	}
+	put_file(path, "boot_id=other\nshmem_task_policy=no\n");
 	uncertain_vma(&l, &v, "none");
 	nx_shmem_resolve(&l);
 	tap(!strcmp(v.nv.filter, "uncertain"), "shmem: a rule learned in another boot is not used");
