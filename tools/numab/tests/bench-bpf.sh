@@ -45,7 +45,7 @@ cc -O2 -o "$TMP/many" "$TMP/many.c" || exit 1
 	{ echo "bench-bpf: vm.max_map_count is below $N VMAs" >&2; exit 1; }
 "$TMP/many" "$N" > "$TMP/ready" &
 pid=$!
-for i in $(seq 1 100); do grep -q ready "$TMP/ready" && break; sleep 0.1; done
+for i in $(seq 1 100); do grep -q ready "$TMP/ready" 2>/dev/null && break; sleep 0.1; done
 grep -q ready "$TMP/ready" || { echo "bench-bpf: the test process did not start" >&2; exit 1; }
 echo "VMAs: $(wc -l < /proc/$pid/maps) (process $pid); kernel $(uname -r); $RUNS runs each, interleaved"
 python3 - "$BIN" "$pid" "$RUNS" <<'EOF'
@@ -69,7 +69,8 @@ def run(argv, env=None):
 env = dict(os.environ, NUMABCTL_BPF_CACHE=os.path.join(os.environ.get("TMPDIR", "/tmp"), f"numab-bench-{os.getpid()}.bpf"))
 first, _ = run(cmds["numabctl vmas (BPF)"], env)
 second, _ = run(cmds["numabctl vmas (BPF)"], env)
-os.unlink(env["NUMABCTL_BPF_CACHE"])
+if os.path.exists(env["NUMABCTL_BPF_CACHE"]):
+    os.unlink(env["NUMABCTL_BPF_CACHE"])
 for i in range(runs):
     for k, argv in cmds.items():
         w, c = run(argv)
