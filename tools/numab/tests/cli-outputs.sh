@@ -44,6 +44,20 @@ if [ "$(id -u)" = 0 ] && mknod "$O/full" c 1 7 2> /dev/null && mknod "$O/null" c
 else
 	skip "report -w to a character device" "needs root (mknod)"
 fi
+# a block device with no disk behind it (loop minor 255): open fails, the node stays
+if [ "$(id -u)" = 0 ] && mknod "$O/blk" b 7 255 2> /dev/null; then
+	nx "$P" filter --save "$O/blk"
+	t "filter --save to a block device it cannot open: exit 2, the device stays" eval 'rc 2 && [ -b "$O/blk" ]'
+else
+	skip "filter --save to a block device" "needs root (mknod)"
+fi
+if command -v python3 > /dev/null &&
+   python3 -c 'import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' "$O/sock" 2> /dev/null; then
+	nx "$P" report 4242 -d 0 --no-trace -w "$O/sock"
+	t "report -w to a socket: exit 2, the socket stays" eval 'rc 2 && [ -S "$O/sock" ]'
+else
+	skip "report -w to a socket" "python3 cannot make a UNIX socket here"
+fi
 mkdir "$O/dir"
 nx "$P" filter --save "$O/dir"
 t "filter --save to a directory: exit 2, says it is one" eval 'rc 2 && [ -d "$O/dir" ] && has "Is a directory" err'
