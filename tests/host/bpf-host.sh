@@ -10,8 +10,8 @@
 # has no BTF or this is not root.
 #
 # NUMABCTL=path tests that binary (default tools/numab/numabctl, built if
-# missing). BPF_HOST_VMAS=N (default 0: off) also prints the cost of a BPF
-# read of a process with N VMAs next to reading its maps (not a test).
+# missing). The cost of a BPF read is measured by 'make -C tools/numab
+# bench-bpf' (tests/bench-bpf.sh), not here.
 . "$(dirname "$0")/../../scripts/lib.sh"
 nx=${NUMABCTL:-$NUMAB_ROOT/tools/numab/numabctl}
 tmp=$(mktemp -d)
@@ -25,8 +25,11 @@ t() { # t NAME STATUS [diagnostic file or text]
 }
 skip_all() { echo "1..0 # SKIP $1"; exit 0; }
 pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done; rm -rf "$tmp"; }
+# NUMA balancing is switched for the tests that need it, and put back
+. "$NUMAB_ROOT/tools/numab/tests/knobs.sh"
+cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done; knobs_restore; rm -rf "$tmp"; }
 trap cleanup EXIT
+trap 'exit 130' INT TERM
 echo "TAP version 13"
 
 if [ ! -x "$nx" ]; then
@@ -39,11 +42,17 @@ grep -qiE "^ *bpf_backend +(no|absent)" "$tmp/status" &&
 [ -r /sys/kernel/btf/vmlinux ] || skip_all "this kernel ($(uname -r)) has no BTF (/sys/kernel/btf/vmlinux)"
 [ "$(id -u)" = 0 ] || skip_all "not root: loading BPF needs CAP_BPF and CAP_PERFMON"
 
-# a test process: a file mapping, anonymous memory, a PROT_NONE gap
+# a test process: a file mapping, anonymous memory, a PROT_NONE gap;
+# started with balancing off, so that the scanner never set its
+# mm->numa_next_scan
+knobs_balancing 0 || skip_all "kernel.numa_balancing cannot be set (no CONFIG_NUMA_BALANCING?)"
 sleep 600 &
 pids+=($!)
 p=$!
 sleep 0.2
+"$nx" vmas --backend bpf --numa-vmas "$p" >"$tmp/nv0" 2>"$tmp/nv0.err"
+head -n 1 "$tmp/nv0" | grep -qE "^mm scan_seq=-?[0-9]+ scan_offset=0x[0-9a-f]+$"
+t "--numa-vmas: a process never scanned has no next_scan_ms (not 0, 'due now')" $? "$tmp/nv0"
 
 "$nx" vmas --backend bpf -r -n -o START,END "$p" >"$tmp/bpf" 2>"$tmp/bpf.err"
 rc=$?
@@ -57,7 +66,17 @@ awk '{ s = $1; e = $2; sub(/^0+/, "", s); sub(/^0+/, "", e)
 t "the BPF read has the VMAs of maps ($(wc -l <"$tmp/maps"))" \
 	$(cmp -s "$tmp/maps" "$tmp/bpf.ranges"; echo $?) "$(diff "$tmp/maps" "$tmp/bpf.ranges" | head -5)"
 
-"$nx" vmas --backend bpf --numa-vmas "$p" >"$tmp/nv" 2>"$tmp/nv.err"
+# a busy process with balancing on: the scanner visits it (numab_state,
+# numa_next_scan), within a bounded wait
+knobs_balancing 1 || skip_all "kernel.numa_balancing cannot be set to 1"
+sh -c 'while :; do :; done' &
+pids+=($!)
+b=$!
+for i in $(seq 1 100); do
+	"$nx" vmas --backend bpf --numa-vmas "$b" >"$tmp/nv" 2>"$tmp/nv.err"
+	grep -q " state=ok" "$tmp/nv" && break
+	sleep 0.2
+done
 head -n 1 "$tmp/nv" | grep -qE "^mm scan_seq=-?[0-9]+ scan_offset=0x[0-9a-f]+ next_scan_ms=-?[0-9]+$"
 t "--numa-vmas: the mm line in numa_vmas' format" $? "$tmp/nv"
 # a kernel without the numab series has no promo_seq, scans, last_skip...:
@@ -74,8 +93,28 @@ if grep -q " state=ok" "$tmp/nv"; then
 		"$tmp/nv" >"$tmp/nv.bad"
 	t "a scanned VMA has its numab_state fields" $([ ! -s "$tmp/nv.bad" ]; echo $?) "$tmp/nv.bad"
 else
-	n=$((n + 1)); echo "ok $n a scanned VMA has its numab_state fields # SKIP no VMA scanned (kernel.numa_balancing=$(cat /proc/sys/kernel/numa_balancing 2>/dev/null))"
+	t "a busy process with balancing on has a scanned VMA within 20 s" 1 "$tmp/nv"
 fi
+
+# the program's per-boot cache: written by the first load, used by the next
+# (same output), ignored when it is not root's alone or does not fit
+export NUMABCTL_BPF_CACHE=$tmp/bpf.cache
+NUMABCTL_TIMING=1 "$nx" vmas --backend bpf -r -o START,END,FILTER,STATE "$p" >"$tmp/c1" 2>"$tmp/c1.err"
+NUMABCTL_TIMING=1 "$nx" vmas --backend bpf -r -o START,END,FILTER,STATE "$p" >"$tmp/c2" 2>"$tmp/c2.err"
+t "BPF cache: the first load through libbpf writes it (root's, 0600)" \
+	$(! grep -q "from the cache" "$tmp/c1.err" && [ "$(stat -c %u:%a "$NUMABCTL_BPF_CACHE" 2>/dev/null)" = 0:600 ]; echo $?) "$tmp/c1.err"
+t "BPF cache: the next load uses it, the same output" \
+	$(grep -q "from the cache" "$tmp/c2.err" && cmp -s "$tmp/c1" "$tmp/c2"; echo $?) "$(cat "$tmp/c2.err"; diff "$tmp/c1" "$tmp/c2" | head -5)"
+chmod 666 "$NUMABCTL_BPF_CACHE"
+NUMABCTL_TIMING=1 "$nx" vmas --backend bpf -r -o START,END,FILTER,STATE "$p" >"$tmp/c3" 2>"$tmp/c3.err"
+t "BPF cache: a cache others may write is not loaded" \
+	$(! grep -q "from the cache" "$tmp/c3.err" && cmp -s "$tmp/c1" "$tmp/c3"; echo $?) "$tmp/c3.err"
+head -c 100 "$NUMABCTL_BPF_CACHE" >"$tmp/short"; cat "$tmp/short" >"$NUMABCTL_BPF_CACHE"; chmod 600 "$NUMABCTL_BPF_CACHE"
+NUMABCTL_TIMING=1 "$nx" vmas --backend bpf -r -o START,END,FILTER,STATE "$p" >"$tmp/c4" 2>"$tmp/c4.err"
+NUMABCTL_TIMING=1 "$nx" vmas --backend bpf -r -o START,END,FILTER,STATE "$p" >"$tmp/c5" 2>"$tmp/c5.err"
+t "BPF cache: a truncated cache is not loaded, and is replaced" \
+	$(! grep -q "from the cache" "$tmp/c4.err" && grep -q "from the cache" "$tmp/c5.err" && cmp -s "$tmp/c1" "$tmp/c5"; echo $?) "$(cat "$tmp/c4.err" "$tmp/c5.err")"
+unset NUMABCTL_BPF_CACHE
 
 "$nx" vmas --backend bpf 999999999 >/dev/null 2>"$tmp/gone"
 rc=$?
@@ -102,51 +141,21 @@ else
 fi
 
 if command -v valgrind >/dev/null; then
-	valgrind -q --error-exitcode=9 --leak-check=full --errors-for-leak-kinds=definite \
-		--suppressions="$NUMAB_ROOT/tools/numab/tests/libbpf.supp" \
-		"$nx" vmas --backend bpf "$p" >/dev/null 2>"$tmp/vg"
-	rc=$?
+	# both loads: through libbpf (no cache), and from the cache it leaves
+	rc=0
+	: >"$tmp/vg"
+	for c in off "$tmp/vg.cache" "$tmp/vg.cache"; do
+		NUMABCTL_BPF_CACHE=$c valgrind -q --error-exitcode=9 --leak-check=full \
+			--errors-for-leak-kinds=definite \
+			--suppressions="$NUMAB_ROOT/tools/numab/tests/libbpf.supp" \
+			"$nx" vmas --backend bpf "$p" >/dev/null 2>>"$tmp/vg" || rc=$?
+	done
 	grep -v "WARNING: unhandled eBPF command" "$tmp/vg" | grep "^==" >"$tmp/vg.errs"
-	t "valgrind: the BPF path is clean (libbpf's bpf_attr padding suppressed)" \
+	t "valgrind: the BPF path is clean, through libbpf and from the cache (libbpf's bpf_attr padding suppressed)" \
 		$([ $rc = 0 ] && [ ! -s "$tmp/vg.errs" ]; echo $?) "$tmp/vg"
 else
 	n=$((n + 1)); echo "ok $n valgrind # SKIP no valgrind"
 fi
 
-# the cost of a BPF read of a big process next to its maps (not a test)
-if [ "${BPF_HOST_VMAS:-0}" -gt 0 ] && command -v cc >/dev/null; then
-	cat >"$tmp/many.c" <<'EOF'
-#include <stdio.h>
-#include <stdlib.h>
-#include <sys/mman.h>
-#include <unistd.h>
-int main(int argc, char **argv)
-{
-	long n = atol(argv[1]), pg = sysconf(_SC_PAGESIZE);
-	char *b = mmap(NULL, (2 * n + 1) * pg, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	for (long i = 0; i < n && b != MAP_FAILED; i++) {
-		mprotect(b + 2 * i * pg, pg, i % 2 ? PROT_READ : PROT_READ | PROT_WRITE);
-		if (!(i % 2))
-			b[2 * i * pg] = 1;
-	}
-	printf("ready\n");
-	fflush(stdout);
-	pause();
-	return 0;
-}
-EOF
-	cc -O2 -o "$tmp/many" "$tmp/many.c" && {
-		sysctl -qw vm.max_map_count=$((BPF_HOST_VMAS * 3 + 65536))
-		"$tmp/many" "$BPF_HOST_VMAS" >"$tmp/many.out" &
-		pids+=($!)
-		m=$!
-		while ! grep -q ready "$tmp/many.out"; do sleep 0.1; done
-		for i in 1 2 3 4 5; do
-			s=$(now_s); cat "/proc/$m/maps" >/dev/null; echo "maps $(elapsed "$s")"
-			NUMABCTL_TIMING=1 "$nx" vmas --backend bpf --numa-vmas "$m" 2>&1 >/dev/null |
-				sed -n 's/.*read in \([0-9.]*\) s.*/bpf \1/p'
-		done | sort | awk '{ v[$1] = v[$1] " " $2 } END { for (k in v) print "# " k ":" v[k] " s" }'
-	}
-fi
 echo "1..$n"
 exit $bad

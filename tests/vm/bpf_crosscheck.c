@@ -501,7 +501,7 @@ int main(void)
 			sleep(1);
 		printf("# %s: scan_seq %ld\n", names[i], nt_scan_seq_of(pids[i]));
 	}
-	/* dbsim's table from both backends (README) */
+	/* dbsim's table from both backends (Documentation/bpf-backend.rst) */
 	for (int b = 0; b < 2; b++) {
 		char cmd[256];
 

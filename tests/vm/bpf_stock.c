@@ -195,7 +195,7 @@ int main(void)
 		kill(pid, SIGTERM);
 		return 1;
 	}
-	/* the table a bug report would show (README) */
+	/* the table a bug report would show (Documentation/bpf-backend.rst) */
 	snprintf(cmd, sizeof(cmd), "numabctl vmas --rate 20 --min-size 1M -o START,SIZE,FAST,SLOW,"
 		 "FILTER,STATE,SEQS,VERDICT,RELEASE,WHY %d 2>&1 | sed 's/^/VMAS| /'", pid);
 	fflush(stdout);

@@ -10,7 +10,7 @@
  * numa_scan_seq passes prev_scan_seq + get_nr_threads() (the fallback
  * "horizon"). The patched kernel scans such a VMA promotion-only.
  *
- * Shape (what reproduced it on stock 6.12, see the issue):
+ * Shape (what reproduced it on stock 6.12, Documentation/scan-filters.rst):
  *  - 128 sleeping threads, so the horizon is ~130 scan sequences away;
  *  - B: a 512 MiB memfd mapping faulted onto node 1 that the scanning
  *    (main, only running) thread keeps faulting in, ~200 random page

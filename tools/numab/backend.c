@@ -233,6 +233,30 @@ void nx_backend_status(struct nx_table *t)
 
 static double rate_max_sec = 10;
 static bool dump_numa_vmas;
+/* --numa-vmas: the VMA filters of vmas (--stranded, --min-size, -z) */
+static bool dump_stranded, dump_nonzero;
+static uint64_t dump_min_size;
+
+bool nx_backend_dump(void)
+{
+	return dump_numa_vmas;
+}
+
+void nx_backend_dump_filter(bool stranded, uint64_t min_size, bool nonzero)
+{
+	dump_stranded = stranded;
+	dump_min_size = min_size;
+	dump_nonzero = nonzero;
+}
+
+static bool dump_keeps(const struct nx_vma *v)
+{
+	if (dump_stranded && (!v->verdict || strcmp(v->verdict, "stranded")))
+		return false;
+	if (v->end - v->start < dump_min_size)
+		return false;
+	return !dump_nonzero || (v->in_numa_maps && v->fast_bytes + v->slow_bytes);
+}
 
 int nx_backend_opt_set(int c, const char *arg)
 {
@@ -298,7 +322,7 @@ static void dump(const struct nx_vmlist *l, FILE *out)
 		const struct nx_vma *v = &l->v[i];
 		const struct nx_numab_vma *n = &v->nv;
 
-		if (!v->in_numab)
+		if (!v->in_numab || !dump_keeps(v))
 			continue;
 		fprintf(out, "%08llx-%08llx filter=%s state=%s", (unsigned long long)v->start,
 			(unsigned long long)v->end, n->filter, n->state);
@@ -334,8 +358,8 @@ bool nx_vmas_backend_done(struct nx_vmlist *l)
 	if (l->backend == NX_BACKEND_BPF)
 		nx_warn("%s", l->backend_note);
 	if (getenv("NUMABCTL_TIMING"))
-		nx_warn("scan state of %zu VMAs read in %.6f s (backend %s)", l->n,
-			l->state_seconds, nx_backend_name(l->backend));
+		nx_warn("scan state of %zu VMAs read in %.6f s (backend %s%s)", l->n,
+			l->state_seconds, nx_backend_name(l->backend), l->bpf_timing);
 	if (dump_numa_vmas) {
 		dump(l, stdout);
 		return true;
@@ -424,7 +448,6 @@ int nx_bpf_read(pid_t pid, nx_bpf_fn fn, void *priv, struct nx_bpf_info *info,
 #include <zlib.h>
 
 #include "bpf/numab_rec.h"
-#include "numab_vmas.skel.h"
 
 _Static_assert(sizeof(struct nb_rec) == 136, "struct nb_rec changed size");
 
@@ -496,7 +519,7 @@ int nx_bpf_usable(char *why, size_t sz)
 	}
 	if (!has_cap(CAP_SYS_ADMIN_) && !(has_cap(CAP_BPF_) && has_cap(CAP_PERFMON_))) {
 		snprintf(why, sz, "loading the BPF iterator needs CAP_BPF and CAP_PERFMON "
-			 "(or CAP_SYS_ADMIN): run as root");
+			 "(or CAP_SYS_ADMIN): %s", nx_root_hint("CAP_BPF and CAP_PERFMON"));
 		return NX_EPERM;
 	}
 	return 0;
@@ -553,21 +576,28 @@ static long config_hz(const char *path)
 static long kernel_hz(const struct nb_rec *mm, char *how, size_t sz)
 {
 	static const long cand[] = { 100, 250, 300, 1000 };
-	double up = (double)mm->ktime_ns / 1e9, best = 1e30, second = 1e30;
+	static long conf_hz = -1;	/* the config's, read once */
+	double up, best = 1e30, second = 1e30;
 	struct utsname u;
 	char path[512];
 	long hz = 0;
 
-	if (!uname(&u)) {
-		snprintf(path, sizeof(path), "/boot/config-%s", u.release);
-		hz = config_hz(path);
+	if (conf_hz < 0) {
+		conf_hz = 0;
+		if (!uname(&u)) {
+			snprintf(path, sizeof(path), "/boot/config-%s", u.release);
+			conf_hz = config_hz(path);
+		}
+		if (!conf_hz)
+			conf_hz = config_hz("/proc/config.gz");
 	}
-	if (!hz)
-		hz = config_hz("/proc/config.gz");
-	if (hz > 0) {
+	if (conf_hz > 0) {
 		snprintf(how, sz, "kernel config");
-		return hz;
+		return conf_hz;
 	}
+	if (!mm)
+		return 0;
+	up = (double)mm->ktime_ns / 1e9;
 	for (size_t i = 0; i < sizeof(cand) / sizeof(cand[0]); i++) {
 		double want = 4294967296.0 + (up - 300.0) * (double)cand[i];
 		double d = (double)mm->jiffies - want;
@@ -635,18 +665,26 @@ struct filter_ctx {
 /*
  * The static filter of task_numa_work() for a VMA record, as
  * numab_vma_filter_name() of the series names it (stock 6.12 is the
- * series with shared_ro=1).  Approximations: a shmem VMA (vm_ops->
- * get_policy) is judged by its vm_policy or the task's, not by the
- * shared policy at its start; vma_migratable()'s zone check takes
- * policy_zone as ZONE_NORMAL (a file mapping that allocates from DMA or
- * DMA32 is unsuitable); the task policy is the group leader's.
+ * series with shared_ro=1).  vma_policy_mof() differs between kernels for
+ * a VMA with vm_ops->get_policy (shmem, memfd, SysV shm, files on tmpfs):
+ * 6.12.109 and later stable 6.12 fall back to the task policy when the
+ * VMA has no policy of its own, other kernels (mainline 6.18) do not and
+ * skip it as unsuitable; @task_fallback says which to compute (shmem.c
+ * picks).  Approximations: a shmem VMA's shared policy at its start is
+ * taken to be its vm_policy (mbind() sets both); vma_migratable()'s zone
+ * check takes policy_zone as ZONE_NORMAL (a file mapping allocating from
+ * DMA or DMA32 is unsuitable); the task policy is the group leader's.
  */
-static const char *bpf_filter(const struct nb_rec *r, const struct filter_ctx *c)
+static const char *bpf_filter(const struct nb_rec *r, const struct filter_ctx *c,
+			      bool task_fallback)
 {
 	uint64_t f = r->vm_flags;
 	bool mof, ro_file;
 
-	mof = r->flags & NB_F_VMPOL ? !!(r->flags & NB_F_VMPOL_MOF) : c->task_mof;
+	if (r->flags & NB_F_VMPOL)
+		mof = !!(r->flags & NB_F_VMPOL_MOF);
+	else
+		mof = r->flags & NB_F_GETPOL ? task_fallback && c->task_mof : c->task_mof;
 	if (!(r->have & NB_H_POLICY))
 		mof = true;	/* !CONFIG_NUMA: no policies */
 	if (f & (VM_IO | VM_PFNMAP) || r->flags & (NB_F_DAX | NB_F_GFP_LOW) || !mof ||
@@ -678,7 +716,15 @@ static void to_vma(const struct nb_rec *r, const struct filter_ctx *c, long hz,
 	memset(v, 0, sizeof(*v));
 	v->start = r->start;
 	v->end = r->end;
-	snprintf(v->filter, sizeof(v->filter), "%s", bpf_filter(r, c));
+	/* strcpy: the names are short literals, and this runs per VMA */
+	strcpy(v->filter, bpf_filter(r, c, false));
+	if ((r->flags & (NB_F_GETPOL | NB_F_VMPOL)) == NB_F_GETPOL &&
+	    strcmp(v->filter, bpf_filter(r, c, true))) {
+		/* which one this kernel does: nx_shmem_resolve() */
+		strcpy(v->maybe[0], v->filter);
+		strcpy(v->maybe[1], bpf_filter(r, c, true));
+		strcpy(v->filter, "uncertain");
+	}
 	v->have = NV_HAVE_FILTER | NV_HAVE_STATE;
 	if (r->flags & NB_F_HEAP)
 		v->name = (struct nx_span){ "heap", 4 };
@@ -687,10 +733,10 @@ static void to_vma(const struct nb_rec *r, const struct filter_ctx *c, long hz,
 	else if ((r->flags & (NB_F_ANON | NB_F_FILE)) == NB_F_ANON)
 		v->name = (struct nx_span){ "anon", 4 };
 	if (!(r->flags & NB_F_STATE)) {
-		snprintf(v->state, sizeof(v->state), "none");
+		strcpy(v->state, "none");
 		return;
 	}
-	snprintf(v->state, sizeof(v->state), "ok");
+	strcpy(v->state, "ok");
 	for (size_t i = 0; i < sizeof(bits) / sizeof(bits[0]); i++)
 		if (r->have & bits[i].nb)
 			v->have |= bits[i].nv;
@@ -765,29 +811,28 @@ struct reader {
 };
 
 /* a new walk of @pid: the program's state map reset */
-static int reset_state(struct numab_vmas *skel, pid_t pid)
+static int reset_state(int map_fd, pid_t pid)
 {
 	struct nb_state st = { .target_tgid = (__s32)pid };
 	__u32 zero = 0;
 
-	return bpf_map__update_elem(skel->maps.state, &zero, sizeof(zero), &st, sizeof(st), 0);
+	return bpf_map_update_elem(map_fd, &zero, &st, 0);
 }
 
 /* the MM record alone: a fresh iterator read for its first record */
-static int probe_mm(struct numab_vmas *skel, struct bpf_link *link, pid_t pid,
-		    struct nb_rec *rec)
+static int probe_mm(int map_fd, int link_fd, pid_t pid, struct nb_rec *rec)
 {
 	ssize_t n;
 	int fd;
 
-	if (reset_state(skel, pid))
+	if (reset_state(map_fd, pid))
 		return -1;
-	fd = bpf_iter_create(bpf_link__fd(link));
+	fd = bpf_iter_create(link_fd);
 	if (fd < 0)
 		return -1;
 	n = read(fd, rec, sizeof(*rec));
 	close(fd);
-	if (reset_state(skel, pid))
+	if (reset_state(map_fd, pid))
 		return -1;
 	return n == (ssize_t)sizeof(*rec) && rec->kind == NB_REC_MM ? 0 : -1;
 }
@@ -796,17 +841,19 @@ static int probe_mm(struct numab_vmas *skel, struct bpf_link *link, pid_t pid,
  * HZ where kernel_hz() cannot tell (no config, uptime near 300 s): the
  * jiffies of two reads 0.3 s apart, to the nearest HZ within 10%.
  */
-static long measure_hz(struct numab_vmas *skel, struct bpf_link *link, pid_t pid)
+static long measure_hz(int map_fd, int link_fd, pid_t pid)
 {
 	static const long cand[] = { 100, 250, 300, 1000 };
 	struct nb_rec a, b;
 	char how[48];
 	double hz;
 
-	if (probe_mm(skel, link, pid, &a) || kernel_hz(&a, how, sizeof(how)))
+	if (kernel_hz(NULL, how, sizeof(how)))
+		return 0;	/* the config tells: no probe needed */
+	if (probe_mm(map_fd, link_fd, pid, &a) || kernel_hz(&a, how, sizeof(how)))
 		return 0;
 	nx_sleep(0.3);
-	if (probe_mm(skel, link, pid, &b) || b.ktime_ns <= a.ktime_ns)
+	if (probe_mm(map_fd, link_fd, pid, &b) || b.ktime_ns <= a.ktime_ns)
 		return 0;
 	hz = (double)(b.jiffies - a.jiffies) / ((double)(b.ktime_ns - a.ktime_ns) / 1e9);
 	for (size_t i = 0; i < sizeof(cand) / sizeof(cand[0]); i++)
@@ -842,20 +889,38 @@ static int one_record(struct reader *rd, const struct nb_rec *r)
 	return rd->fn(rd->priv, NULL, &v);
 }
 
+/* the iterator of @prog on @pid's VMAs; -errno */
+static int attach(const struct nx_bpf_prog *prog, pid_t pid)
+{
+	union bpf_iter_link_info linfo;
+	int fd;
+
+	memset(&linfo, 0, sizeof(linfo));
+	linfo.task.tid = (__u32)pid;
+	{
+		LIBBPF_OPTS(bpf_link_create_opts, opts, .iter_info = &linfo,
+			    .iter_info_len = sizeof(linfo));
+
+		fd = bpf_link_create(prog->prog_fd, 0, BPF_TRACE_ITER, &opts);
+	}
+	/* kernels before 6.1 take no task: walk all, the program filters */
+	if (fd < 0 && (errno == EINVAL || errno == E2BIG))
+		fd = bpf_link_create(prog->prog_fd, 0, BPF_TRACE_ITER, NULL);
+	return fd < 0 ? -errno : fd;
+}
+
 int nx_bpf_read(pid_t pid, nx_bpf_fn fn, void *priv, struct nx_bpf_info *info,
 		char *err, size_t errsz)
 {
-	union bpf_iter_link_info linfo;
 	struct reader rd = { .fn = fn, .priv = priv, .info = info };
 	struct nx_filters_state fs;
-	struct numab_vmas *skel;
-	struct bpf_link *link = NULL;
+	struct nx_bpf_prog prog;
 	static char buf[1 << 16];
 	uint64_t last_end = 0;
 	size_t have = 0;
 	double t0;
 	long mode;
-	int fd = -1, r;
+	int fd = -1, link_fd = -1, r;
 
 	memset(info, 0, sizeof(*info));
 	r = nx_bpf_usable(err, errsz);
@@ -867,40 +932,29 @@ int nx_bpf_read(pid_t pid, nx_bpf_fn fn, void *priv, struct nx_bpf_info *info,
 	rd.fc.tiering = mode > 0 && (mode & 2);
 
 	libbpf_set_print(bpf_print);
-	skel = numab_vmas__open();
-	if (!skel)
-		return load_error(errno, "opening the BPF program", err, errsz);
-	if (numab_vmas__load(skel)) {
-		r = load_error(errno, "loading the BPF program", err, errsz);
-		goto out;
-	}
 	t0 = nx_now();
-	memset(&linfo, 0, sizeof(linfo));
-	linfo.task.tid = (__u32)pid;
-	{
-		LIBBPF_OPTS(bpf_iter_attach_opts, opts, .link_info = &linfo,
-			    .link_info_len = sizeof(linfo));
-
-		link = bpf_program__attach_iter(skel->progs.numab_vmas, &opts);
-	}
-	if (!link && errno == ESRCH) {
+	r = nx_bpf_prog_load(&prog);
+	if (r)
+		return load_error(-r, "loading the BPF program", err, errsz);
+	info->load_seconds = nx_now() - t0;
+	info->cached = prog.cached;
+	t0 = nx_now();
+	link_fd = attach(&prog, pid);
+	if (link_fd == -ESRCH) {
 		snprintf(err, errsz, "process %d: no such process", (int)pid);
 		r = NX_ENOPROC;
 		goto out;
 	}
-	/* kernels before 6.1 take no task: walk all, the program filters */
-	if (!link && (errno == EINVAL || errno == E2BIG))
-		link = bpf_program__attach_iter(skel->progs.numab_vmas, NULL);
-	if (!link) {
-		r = load_error(errno, "attaching the task_vma iterator", err, errsz);
+	if (link_fd < 0) {
+		r = load_error(-link_fd, "attaching the task_vma iterator", err, errsz);
 		goto out;
 	}
-	rd.hz_measured = measure_hz(skel, link, pid);
-	if (reset_state(skel, pid)) {
+	rd.hz_measured = measure_hz(prog.map_fd, link_fd, pid);
+	if (reset_state(prog.map_fd, pid)) {
 		r = load_error(errno, "setting up the BPF program's state", err, errsz);
 		goto out;
 	}
-	fd = bpf_iter_create(bpf_link__fd(link));
+	fd = bpf_iter_create(link_fd);
 	if (fd < 0) {
 		r = load_error(errno, "creating the iterator", err, errsz);
 		goto out;
@@ -970,8 +1024,9 @@ int nx_bpf_read(pid_t pid, nx_bpf_fn fn, void *priv, struct nx_bpf_info *info,
 out:
 	if (fd >= 0)
 		close(fd);
-	bpf_link__destroy(link);
-	numab_vmas__destroy(skel);
+	if (link_fd >= 0)
+		close(link_fd);
+	nx_bpf_prog_close(&prog);
 	return r;
 }
 

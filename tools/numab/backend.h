@@ -44,6 +44,9 @@ const char *nx_backend_name(int backend);
 	"                      /proc/PID/numa_vmas (from any backend), not the table\n"
 /* one of those; 0, or 1 after a usage message */
 int nx_backend_opt_set(int c, const char *arg);
+/* was --numa-vmas given?  Then these VMA filters of vmas apply to its lines */
+bool nx_backend_dump(void);
+void nx_backend_dump_filter(bool stranded, uint64_t min_size, bool nonzero);
 struct nx_vmlist;
 struct nx_vma;
 /*
@@ -76,6 +79,20 @@ bool nx_bpf_built(void);
  */
 int nx_bpf_usable(char *why, size_t sz);
 
+/*
+ * The program, loaded (bpfprog.c): from the per-boot cache of its
+ * relocated instructions when that fits, else through libbpf's skeleton
+ */
+struct numab_vmas;
+struct nx_bpf_prog {
+	int prog_fd, map_fd;
+	struct numab_vmas *skel;	/* a libbpf load; NULL from the cache */
+	bool cached;
+};
+/* 0 or -errno */
+int nx_bpf_prog_load(struct nx_bpf_prog *p);
+void nx_bpf_prog_close(struct nx_bpf_prog *p);
+
 /* what a BPF read saw besides the lines */
 struct nx_bpf_info {
 	long hz;		/* CONFIG_HZ used for the ms values, 0 unknown */
@@ -87,6 +104,8 @@ struct nx_bpf_info {
 	unsigned long records;
 	unsigned long dropped;	/* records before the last one's end: a resumed walk */
 	double seconds;		/* the read, from attach to the last record */
+	double load_seconds;	/* loading the program */
+	bool cached;		/* ... from the per-boot cache */
 };
 /* one record: @mm for the mm line (then @v is NULL), else @v */
 typedef int (*nx_bpf_fn)(void *priv, const struct nx_numab_mm *mm,

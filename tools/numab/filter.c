@@ -60,8 +60,11 @@ int nx_filter_table(struct nx_table *t, const struct nx_filters_state *st,
 			else if (err == -EINVAL)
 				nx_table_set(t, ln, FC_MEANING, "the kernel's value is not a number");
 			else
-				nx_table_set(t, ln, FC_MEANING, "cannot read it: %s%s", strerror(-err),
-					     err == -EACCES || err == -EPERM ? " (run as root)" : "");
+				nx_table_set(t, ln, FC_MEANING, "cannot read it: %s%s%s%s", strerror(-err),
+					     err == -EACCES || err == -EPERM ? " (" : "",
+					     err == -EACCES || err == -EPERM ?
+					     nx_root_hint("CAP_DAC_OVERRIDE") : "",
+					     err == -EACCES || err == -EPERM ? ")" : "");
 			continue;
 		}
 		nx_table_set(t, ln, FC_VALUE, "%d", v);
@@ -230,8 +233,8 @@ static int show(const bool *only)
 	nx_filters_read(&st);
 	if (!st.present)
 		nx_warn("no kernel.numa_balancing_filter_* sysctls: kernel lacks the "
-			"numab series (filters behave like stock 6.12: pid, shared_ro and "
-			"shared_folio skip)");
+			"numab series (its scan filters are the kernel's own: as in stock "
+			"6.12, pid, shared_ro and shared_folio skip)");
 	if (nx_filter_table(&t, &st, "filters", only, nx_opt.columns))
 		return NX_EUSAGE;
 	nx_table_print(&t, stdout);
@@ -308,6 +311,12 @@ int cmd_filter(int argc, char **argv)
 	if (restore && preset >= 0)
 		return nx_usage_error("--restore and --%s cannot be used together",
 				      preset == NX_PF_LEGACY ? "legacy" : "default");
+	for (int i = optind; (restore || preset >= 0) && i < argc; i++)
+		if (strchr(argv[i], '='))
+			return nx_usage_error("%s and an assignment ('%s') cannot be used "
+					      "together: set the filters one way", restore ?
+					      "--restore" : preset == NX_PF_LEGACY ? "--legacy" :
+					      "--default", argv[i]);
 	if (save)
 		return save_filters(save);
 	if (restore) {
@@ -323,6 +332,9 @@ int cmd_filter(int argc, char **argv)
 		some |= named[i];
 	if (!any)
 		return show(some ? named : NULL);
+	r = nx_filters_writable(set);
+	if (r)
+		return r;
 	if (!force) {
 		r = nx_lock_filters(&lock, false);
 		if (r)

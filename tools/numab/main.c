@@ -33,12 +33,15 @@ static void usage(FILE *out)
 	      "  -J, --json[=compact|pretty]  JSON output (pretty by default)\n"
 	      "  -r, --raw          raw output (no column alignment)\n"
 	      "  -P, --pairs        NAME=\"value\" pairs\n"
+	      "  -y, --shell        with -P, column names usable as shell variables\n"
+	      "                     (SLOW% as SLOW_PCT)\n"
 	      "  -n, --noheadings   no table headers\n"
 	      "  -o, --output COLS  columns to print (+COL adds to the defaults)\n"
 	      "      --output-all   every column\n"
 	      "  -H, --list-columns list the columns of COMMAND\n"
 	      "  -x, --sort COL     sort the rows by COL\n"
 	      "  -b, --bytes        sizes in bytes\n"
+	      "  -h, --help         this text, or a command's help after COMMAND\n"
 	      "  -V, --version      print the version\n"
 	      "\nExit status: 0 ok, 1 usage, 2 runtime error, 3 permission denied,\n"
 	      "4 not supported by this kernel, 5 no such process, 6 filters busy,\n"
@@ -57,7 +60,6 @@ int main(int argc, char **argv)
 {
 	static const struct option lo[] = {
 		NX_COMMON_LONGOPTS,
-		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static char help_opt[] = "--help";
@@ -68,14 +70,9 @@ int main(int argc, char **argv)
 	atexit(nx_close_stdout);
 	opterr = 0;		/* one message per error, with one prefix */
 	nx_argv = argv;
-	while ((c = getopt_long(argc, argv, "+:" NX_COMMON_SHORTOPTS "V", lo, NULL)) != -1) {
-		int r;
+	while ((c = getopt_long(argc, argv, "+:" NX_COMMON_SHORTOPTS, lo, NULL)) != -1) {
+		int r = nx_opt_other(c, optarg, usage);
 
-		if (c == 'V') {
-			printf("numabctl %s\n", NUMABCTL_VERSION);
-			return NX_OK;
-		}
-		r = nx_opt_other(c, optarg, usage);
 		if (r >= 0)
 			return r;
 	}
@@ -116,5 +113,9 @@ int main(int argc, char **argv)
 	optind = 0;	/* full getopt reset for the command */
 	nx_cmd = cmd->name;
 	nx_argv = argv;
-	return cmd->fn(argc, argv);
+	c = cmd->fn(argc, argv);
+	/* a command-line error says how to get help, whichever check found it */
+	if (c == NX_EUSAGE && !nx_usage_hinted)
+		nx_usage_error(NULL);
+	return c;
 }

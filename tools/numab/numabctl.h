@@ -32,6 +32,13 @@ struct nx_opts {
 	const char *columns;	/* -o */
 	const char *sort;	/* -x COL */
 	bool json, compact, raw, pairs, noheadings, bytes, all_columns, list_columns;
+	bool sysroot_given;	/* --sysroot, even an empty one (an error) */
+	bool shell;		/* -y: shell-compatible column names with -P */
+	/*
+	 * The order of --output-all and --list-columns (comma-separated), if
+	 * not the spec's; set by a command before nx_opts_done()
+	 */
+	const char *all_order;
 };
 extern struct nx_opts nx_opt;
 extern const char *nx_cmd;
@@ -49,9 +56,15 @@ extern char **nx_argv;		/* the argv getopt works on, for error messages */	/* th
 	{ "list-columns", no_argument,	   NULL, 'H' }, \
 	{ "sort",	required_argument, NULL, 'x' }, \
 	{ "bytes",	no_argument,	   NULL, 'b' }, \
-	{ "help",	no_argument,	   NULL, 'h' }
-#define NX_COMMON_SHORTOPTS "JrPno:Hx:bh"
-/* returns 0 handled, 1 if help was asked, -1 unknown option, 2 bad argument */
+	{ "shell",	no_argument,	   NULL, 'y' }, \
+	{ "help",	no_argument,	   NULL, 'h' }, \
+	{ "version",	no_argument,	   NULL, 'V' }
+/* J:: so that -Jcompact works; -J=compact is taken too */
+#define NX_COMMON_SHORTOPTS "J::rPno:Hx:byhV"
+/*
+ * returns 0 handled, 1 if help was asked, -1 unknown option, 2 bad
+ * argument, 3 if the version was asked
+ */
 int nx_common_opt(int c, const char *arg);
 /*
  * For the default: branch of a command's getopt loop.  Returns -1 when the
@@ -70,6 +83,8 @@ struct nx_colspec;
 int nx_opts_done(const struct nx_colspec *spec, size_t nspec);
 /* "numabctl: MSG" and "Try 'numabctl CMD --help'"; returns NX_EUSAGE */
 int nx_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* the Try line was printed (main adds it to an exit 1 without one) */
+extern bool nx_usage_hinted;
 /* the output is '-' (stdout) or a file: write @data there */
 int nx_write_output(const char *file, const char *data, size_t len);
 /* close_stdout() of util-linux: a write error on stdout is an error */
@@ -82,6 +97,11 @@ int nx_read_str(const char *path, char *buf, size_t sz);	/* 0 or -errno */
 int nx_read_long(const char *path, long *v);		/* 0 or -errno */
 int nx_write_long(const char *path, long v);		/* 0 or -errno */
 bool nx_exists(const char *path);
+/*
+ * What to do about a permission error: "run as root (or with @caps)", or,
+ * when numabctl is root already, what else can deny it (a static buffer)
+ */
+const char *nx_root_hint(const char *caps);
 /* Print why @path could not be read and return the exit code for it. */
 int nx_file_error(const char *path, int err);
 /* Same for a file the user named (--restore, --input, --file): not the kernel's */
@@ -93,7 +113,12 @@ int nx_parse_pid(const char *s, pid_t *pid);
 int nx_pid_operand(int argc, char **argv, void (*usage)(FILE *), pid_t *pid);
 int nx_parse_seconds(const char *s, double *sec);
 void nx_human_size(uint64_t bytes, char *buf, size_t sz);
-/* write @data of @len to @path atomically (temp file + rename) */
+/*
+ * write @data of @len to @path: a regular file atomically (temp file and
+ * rename, its mode kept), anything else (device, FIFO, symlink) through,
+ * like the shell's '>'; 0 or -errno
+ */
+int nx_write_file(const char *path, const char *data, size_t len);
 int nx_write_atomic(const char *path, const char *data, size_t len);
 typedef int (*nx_line_fn)(void *priv, const char *line, size_t len, unsigned long lineno);
 /* stream @path line by line through @fn; returns 0 or -errno */
@@ -216,6 +241,8 @@ void nx_filters_read(struct nx_filters_state *st);
 const char *nx_filter_err_name(int err);
 /* the usage error for a bad NAME=VALUE: unknown name or bad value */
 int nx_filter_assign_error(const char *arg);
+/* could the @set filters be written (they exist, their old values readable)? exit code */
+int nx_filters_writable(const bool *set);
 /* write values where set[i]; on failure roll back and return exit code */
 int nx_filters_write(const int *val, const bool *set);
 long nx_numa_balancing_mode(void);	/* -1 when absent */
@@ -252,13 +279,35 @@ struct nx_vmlist {
 	long nr_threads;	/* get_nr_threads(), -1 unknown */
 	double sec_per_seq, rate_err;	/* scan rate, 0 unknown */
 	char rate_how[96];
+	char shmem_note[640];	/* filters left uncertain, and why (shmem.c) */
+	char bpf_timing[96];	/* NUMABCTL_TIMING: the BPF load and walk */
 };
 /* returns an exit code; prints the error */
 int nx_vmlist_load(struct nx_vmlist *l, pid_t pid, const struct nx_topo *topo,
 		   unsigned int stale_seqs);
 void nx_vmlist_free(struct nx_vmlist *l);
+/* one line for all that is missing from @l, and NUMA balancing off */
+void nx_vmlist_warn(const struct nx_vmlist *l);
 /* why @v got its verdict, into @buf */
 void nx_vma_why(const struct nx_vma *v, const struct nx_vmlist *l, char *buf, size_t sz);
+/* its verdict (stranded, skipped, unscanned, ok, unknown) */
+const char *nx_vma_verdict(const struct nx_vma *v, const struct nx_vmlist *l);
+
+/* shmem.c: vma_policy_mof() of this kernel for shmem without a policy */
+enum {
+	NX_SHMEM_UNKNOWN,
+	NX_SHMEM_NOPOL,		/* no fallback: such a VMA is unsuitable */
+	NX_SHMEM_TASKPOL,	/* falls back to the task policy */
+};
+/* by the kernel release alone; why into @how */
+int nx_shmem_rule_release(const char *release, char *how, size_t sz);
+/* the running kernel's: learned in this boot, else by release */
+int nx_shmem_rule(char *how, size_t sz);
+/* the filters "uncertain" of @l decided where the kernel's rule is known */
+void nx_shmem_resolve(struct nx_vmlist *l);
+struct nx_trace_result;
+/* learn the rule from the reasons traced for @l's uncertain VMAs; keeps it for the boot */
+int nx_shmem_learn(const struct nx_vmlist *l, const struct nx_trace_result *r, pid_t pid);
 
 /* vmas.c */
 extern const struct nx_colspec nx_vma_cols[];
@@ -278,7 +327,15 @@ struct nx_trace_result {
 	struct nx_trace_agg *a;
 	size_t n, cap;
 	unsigned long events, other_tasks, bad_lines;
+	unsigned long lines;	/* --input: lines that look like trace output */
+	char why[8192];		/* why tracing failed */
 };
+/* tracefs: where it is, or why not */
+enum { NX_TFS_OK, NX_TFS_DENIED, NX_TFS_UNMOUNTED, NX_TFS_NOEVENT };
+/* NX_TFS_*; @buf: the tracefs root (or where it is expected) */
+int nx_tracefs_find(char *buf, size_t sz);
+/* one sentence for a nx_tracefs_find() result (a static buffer) */
+const char *nx_tracefs_why(int r, const char *root);
 /* record for @sec seconds from tracefs (or parse @input if not NULL) */
 int nx_trace_collect(pid_t pid, double sec, const char *input,
 		     struct nx_trace_result *r, bool quiet);

@@ -117,6 +117,7 @@ int nx_table_init(struct nx_table *t, const char *name,
 	scols_table_set_name(t->tb, name);
 	scols_table_enable_raw(t->tb, nx_opt.raw);
 	scols_table_enable_export(t->tb, nx_opt.pairs);
+	scols_table_enable_shellvar(t->tb, nx_opt.shell);
 	scols_table_enable_noheadings(t->tb, nx_opt.noheadings);
 	for (int i = 0; i < t->ncols; i++) {
 		const struct nx_colspec *c = &spec[t->ids[i]];

@@ -195,7 +195,8 @@ int nx_pf_read_error(pid_t pid, const char *path, int err)
 	case EACCES:
 	case EPERM:
 		nx_warn("%s: permission denied: reading the filters of %s needs ptrace "
-			"rights on it: run as its owner or as root (CAP_SYS_PTRACE)", path, w);
+			"rights on it: %s%s", path, w, geteuid() ? "run as its owner, or " : "",
+			nx_root_hint("CAP_SYS_PTRACE"));
 		return NX_EPERM;
 	default:
 		return nx_file_error(path, err);
@@ -223,22 +224,24 @@ int nx_pf_write_error(pid_t pid, const char *path, int err, bool at_open,
 		return NX_ENOPROC;
 	case EACCES:
 		nx_warn("%s: permission denied: %s is not yours; changing another user's "
-			"process needs ptrace rights on it: run as root (CAP_SYS_PTRACE)", path, w);
+			"process needs ptrace rights on it: %s", path, w,
+			nx_root_hint("CAP_SYS_PTRACE"));
 		return NX_EPERM;
 	case EPERM:
 		if (at_open) {
 			nx_warn("%s: permission denied: changing the filters of %s needs "
-				"ptrace rights on it: run as root (CAP_SYS_PTRACE)", path, w);
+				"ptrace rights on it: %s", path, w, nx_root_hint("CAP_SYS_PTRACE"));
 			return NX_EPERM;
 		}
 		if (less_restrictive(val, set, lr, sizeof(lr)))
 			nx_warn("%s: the kernel refused '%s' (EPERM): less restrictive than "
-				"the system setting: %s; that needs CAP_SYS_NICE (run as root); "
+				"the system setting: %s; that needs CAP_SYS_NICE (%s); "
 				"'inherit' and values at least as restrictive are always allowed",
-				path, what, lr);
+				path, what, lr, nx_root_hint("CAP_SYS_NICE"));
 		else
 			nx_warn("%s: the kernel refused '%s' (EPERM): a value less restrictive "
-				"than the system setting needs CAP_SYS_NICE (run as root)", path, what);
+				"than the system setting needs CAP_SYS_NICE (%s)", path, what,
+				nx_root_hint("CAP_SYS_NICE"));
 		return NX_EPERM;
 	case EINVAL:
 		nx_warn("%s: the kernel rejected '%s' (EINVAL): a value out of range or a "
@@ -542,6 +545,10 @@ void nx_pf_report_doc(struct nx_doc *d, pid_t pid, const struct nx_vmlist *l)
 	const char *why = r == -ENOENT ? "absent" : r == -EACCES || r == -EPERM ?
 		"unreadable" : r == -ENODATA ? "empty" : "malformed";
 
+	/* a kernel without per-process filters: no table of "absent" (the
+	 * support table says numa_filters no) */
+	if (r == -ENOENT && !nx_pf_supported())
+		return;
 	nx_filters_read(&sys);
 	if (nx_table_init(&t, "process_filters", rep_cols, sizeof(rep_cols) / sizeof(rep_cols[0]),
 			  "NAME,OVERRIDE,EFFECTIVE,SOURCE,SYSTEM", NULL))

@@ -107,6 +107,12 @@ enum {
 struct nx_numab_vma {
 	uint64_t start, end;
 	char filter[32];	/* as printed: none, shared_ro, shared_ro_promo_only, ... */
+	/*
+	 * filter "uncertain" (BPF backend, shmem without a memory policy):
+	 * [0] on a kernel whose vma_policy_mof() does not fall back to the
+	 * task policy for it, [1] on one that does (shmem.c)
+	 */
+	char maybe[2][24];
 	char state[8];		/* ok / none */
 	char last_skip[32];	/* e.g. pid_inactive_promo_only */
 	int64_t start_seq, prev_seq;	/* int in the kernel: -1 happens */

@@ -4,7 +4,8 @@
  * command line, topology and tiers, every tunable and filter, vmstat deltas
  * over the interval, the VMAs at start and end, the skip reasons traced
  * during the interval (when permitted), the NUMA block of /proc/PID/sched,
- * the cgroup and its cpuset.mems.  Text or JSON, written atomically.
+ * the cgroup and its cpuset.mems.  Text or JSON, to standard output or a
+ * file (nx_write_output(): a regular file atomically, else written through).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -41,11 +42,13 @@ static void header_table(struct nx_doc *d, const struct report *rp)
 	gmtime_r(&now, &tm);
 	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
 	nx_kv_add(&t, "date", "%s", buf);
-	nx_kv_add(&t, "pid", "%d", (int)rp->pid);
+	snprintf(buf, sizeof(buf), "%d", (int)rp->pid);
+	nx_kv_num(&t, "pid", buf);
 	nx_path(path, sizeof(path), "/proc/%d/comm", (int)rp->pid);
 	if (!nx_read_str(path, buf, sizeof(buf)))
 		nx_kv_add(&t, "comm", "%s", buf);
-	nx_kv_add(&t, "interval_s", "%.1f", rp->sec);
+	snprintf(buf, sizeof(buf), "%.1f", rp->sec);
+	nx_kv_num(&t, "interval_s", buf);
 	nx_path(path, sizeof(path), "/proc/sys/kernel/osrelease");
 	nx_kv_add(&t, "kernel", "%s", nx_read_str(path, buf, sizeof(buf)) ? "unknown" : buf);
 	nx_path(path, sizeof(path), "/proc/cmdline");
@@ -114,24 +117,24 @@ static void vmas_tables(struct nx_doc *d, const struct report *rp)
 static void skips_table(struct nx_doc *d, const struct report *rp)
 {
 	struct nx_table t;
-	const char *why;
 
-	if (rp->trace_rc == NX_OK) {
+	if (rp->trace_rc == NX_OK && rp->tr.n) {
 		if (!nx_trace_table(&t, &rp->tr, rp->have_l1 ? &rp->l1 : &rp->l0, NULL)) {
 			nx_doc_table(d, &t, "VMA skips traced during the interval");
 			nx_table_free(&t);
 		}
 		return;
 	}
-	switch (rp->trace_rc) {
-	case -1: why = "not traced (--no-trace)"; break;
-	case NX_EPERM: why = "not traced: tracefs needs root"; break;
-	case NX_ENOTSUP: why = "not traced: no sched_skip_vma_numa tracepoint or no tracefs"; break;
-	default: why = "not traced: tracing failed"; break;
-	}
 	if (nx_kv_table_init(&t, "skips"))
 		return;
-	nx_kv_add(&t, "trace", "%s", why);
+	if (rp->trace_rc == NX_OK)	/* traced, and nothing of the process skipped */
+		nx_kv_add(&t, "trace", "no VMA of %d was skipped while tracing (%lu events of "
+			  "other tasks)", (int)rp->pid, rp->tr.other_tasks);
+	else if (rp->trace_rc == -1)
+		nx_kv_add(&t, "trace", "not traced (--no-trace)");
+	else
+		nx_kv_add(&t, "trace", "not traced: %s", rp->tr.why[0] ? rp->tr.why :
+			  "tracing failed");
 	nx_doc_table(d, &t, "VMA skips");
 	nx_table_free(&t);
 }
@@ -150,6 +153,22 @@ static int sched_line(void *priv, const char *line, size_t len, unsigned long no
 
 		while (kl < k.n && k.p[kl] != ' ' && k.p[kl] != '=')
 			kl++;
+		if (kl < k.n && k.p[kl] == '=' && memmem(k.p, k.n, ", ", 2)) {
+			/* "a=1, b=2": a row for each, not one row "a" = "1, b=2" */
+			const char *p = k.p, *end = k.p + k.n;
+
+			while (p < end) {
+				const char *c = memmem(p, (size_t)(end - p), ", ", 2);
+				const char *e = c ? c : end, *eq = memchr(p, '=', (size_t)(e - p));
+
+				if (eq) {
+					snprintf(key, sizeof(key), "%.*s", (int)(eq - p), p);
+					nx_kv_add(t, key, "%.*s", (int)(e - eq - 1), eq + 1);
+				}
+				p = c ? c + 2 : end;
+			}
+			return 0;
+		}
 		v.p = k.p + kl + (kl < k.n);
 		v.n = k.n - kl - (kl < k.n);
 		k.n = kl;
@@ -256,6 +275,8 @@ static int collect(struct report *rp)
 		rp->trace_rc = -1;
 	else
 		rp->trace_rc = nx_trace_collect(rp->pid, rp->sec, rp->trace_input, &rp->tr, true);
+	if (rp->trace_rc == NX_OK && !rp->trace_input)
+		nx_shmem_learn(&rp->l0, &rp->tr, rp->pid);
 	nx_sleep(rp->sec - (nx_now() - t0));	/* when tracing could not run */
 	nx_counters_load(&rp->vm1);
 	rp->have_l1 = nx_vmlist_load(&rp->l1, rp->pid, &rp->topo, 4) == NX_OK;
@@ -281,8 +302,9 @@ static void report_usage(FILE *out)
 	      "during the interval (as root), the NUMA block of /proc/PID/sched, the\n"
 	      "cgroup and cpuset.mems.  Plain text, or JSON with -J.\n\n"
 	      "  -d, --duration SEC   interval (default 5)\n"
-	      "  -w, --write FILE     write to FILE atomically (temp file + rename);\n"
-	      "                       - for stdout, the default\n"
+	      "  -w, --write FILE     write to FILE (- for stdout, the default): a\n"
+	      "                       regular file is replaced atomically, a device,\n"
+	      "                       FIFO or symlink written through, as by '>'\n"
 	      "      --no-trace       do not trace even when permitted\n"
 	      "      --trace-input F  take skip reasons from a saved trace file\n\n"
 	      "The columns of the report are fixed: -o, -x and the like are errors.\n", out);
@@ -331,8 +353,7 @@ int cmd_report(int argc, char **argv)
 		release(&rp);
 		return r;
 	}
-	if (rp.l0.missing[0])
-		nx_warn("%s", rp.l0.missing);
+	nx_vmlist_warn(&rp.l0);
 	mem = open_memstream(&buf, &len);
 	if (!mem) {
 		release(&rp);

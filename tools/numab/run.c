@@ -218,10 +218,14 @@ static int run_self(char **argv, const int *val, const bool *set)
 
 		nx_filters_read(&st);
 		nx_pf_path(path, sizeof(path), 0);
-		nx_warn("%s not found: this kernel has no per-process filter overrides%s; "
-			"'numabctl run --global' would change the filters for every process "
-			"while CMD runs; CMD not run", path, st.present ? "" :
-			" (nor the numab filter sysctls)");
+		if (st.present)
+			nx_warn("%s not found: this kernel has no per-process filter overrides; "
+				"'numabctl run --global' would change the filters for every "
+				"process while CMD runs; CMD not run", path);
+		else
+			nx_warn("%s not found: the kernel lacks the numab series (no per-process "
+				"filter overrides, no filter sysctls): the filters cannot be "
+				"changed on it; CMD not run", path);
 		return NX_ENOOVERRIDE;
 	}
 	if (any) {
@@ -243,16 +247,20 @@ static int run_global(char **argv, int *val, const bool *set)
 	struct nx_filters_state old;
 	int r, lock, status;
 
+	nx_filters_read(&old);
+	if (!old.present) {
+		nx_warn("no kernel.numa_balancing_filter_* sysctls: the kernel lacks the "
+			"numab series; cannot change filters");
+		return NX_ENOTSUP;
+	}
+	r = nx_filters_writable(set);
+	if (r)
+		return r;
 	r = nx_lock_filters(&lock, false);
 	if (r)
 		return r;
 	r = recover_stale(lock);
 	nx_filters_read(&old);
-	if (!r && !old.present) {
-		nx_warn("no kernel.numa_balancing_filter_* sysctls: kernel lacks the "
-			"numab series; cannot change filters");
-		r = NX_ENOTSUP;
-	}
 	if (!r)
 		r = record_saved(lock, &old);
 	/* handlers first: a signal between write and exec must still restore */

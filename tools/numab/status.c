@@ -154,6 +154,13 @@ static void support_table(struct nx_table *t, const struct nx_filters_state *fs,
 	present_row(t, "numa_maps", "/proc/self/numa_maps");
 	present_row(t, "numa_vmas", "/proc/self/numa_vmas");
 	nx_backend_status(t);	/* numa_vmas, BPF or none (backend.c) */
+	{	/* what vma_policy_mof() does for shmem without a policy (shmem.c) */
+		char how[256];
+		int rule = nx_shmem_rule(how, sizeof(how));
+
+		nx_kv_add(t, "shmem_task_policy", "%s (%s)", rule == NX_SHMEM_TASKPOL ? "yes" :
+			  rule == NX_SHMEM_NOPOL ? "no" : "unknown", how);
+	}
 	nx_kv_add(t, "filter_sysctls", "%d/%d", fs->present, NX_NFILTERS);
 	nx_pf_status_row(t);	/* per-process filters */
 	for (size_t i = 0; i < vm->n; i++)
@@ -161,12 +168,12 @@ static void support_table(struct nx_table *t, const struct nx_filters_state *fs,
 	nx_kv_add(t, "skip_counters", "%s", vm_err == -ENOENT ? "no (no /proc/vmstat)" :
 		  vm_err ? "unknown (/proc/vmstat unreadable)" : skipctr ? "yes" : "no");
 	present_row(t, "memory_tiering", "/sys/devices/virtual/memory_tiering");
-	nx_path(path, sizeof(path),
-		"/sys/kernel/tracing/events/sched/sched_skip_vma_numa");
-	if (!nx_exists(path))
-		nx_path(path, sizeof(path),
-			"/sys/kernel/debug/tracing/events/sched/sched_skip_vma_numa");
-	nx_kv_add(t, "tracepoint", "%s", nx_exists(path) ? "yes" : "no (or tracefs unreadable)");
+	switch (nx_tracefs_find(path, sizeof(path))) {
+	case NX_TFS_OK: nx_kv_add(t, "tracepoint", "yes"); break;
+	case NX_TFS_NOEVENT: nx_kv_add(t, "tracepoint", "no"); break;
+	case NX_TFS_UNMOUNTED: nx_kv_add(t, "tracepoint", "unknown (tracefs not mounted)"); break;
+	default: nx_kv_add(t, "tracepoint", "unknown (tracefs unreadable)"); break;
+	}
 }
 
 /*
@@ -217,7 +224,7 @@ static void tunables_table(struct nx_table *t)
 		nx_kv_num(t, key, r == 0 ? buf : r == -ENOENT ? NULL : "unreadable (root only)");
 	}
 	if (denied)
-		nx_warn("debugfs tunables unreadable: run as root to see them");
+		nx_warn("debugfs tunables unreadable: %s", nx_root_hint("CAP_DAC_OVERRIDE"));
 }
 
 static void vmstat_table(struct nx_table *t, const struct nx_counters *vm)
@@ -296,7 +303,9 @@ static void status_missing(const struct nx_topo *topo)
 			"CONFIG_NUMA_BALANCING; showing topology and counters only");
 	else if (!fs.present)
 		nx_warn("no kernel.numa_balancing_filter_* sysctls and no numa_vmas: kernel "
-			"lacks the numab series; filters behave like stock 6.12");
+			"lacks the numab series; its scan filters are the kernel's own (as in "
+			"stock 6.12: pid, shared_ro and shared_folio skip; see 'vmas' for "
+			"shmem)");
 	else if (mode == 0)
 		nx_warn("NUMA balancing is off: nothing is scanned or promoted; "
 			"enable with 'sysctl kernel.numa_balancing=2'");

@@ -83,38 +83,64 @@ static int write_error(const char *path, int err, int val)
 				"(numab kernel series v2)", path);
 		else
 			nx_warn("%s: not found: this kernel lacks the numab filter sysctls "
-				"(numab kernel series part 2)", path);
+				"(the numab kernel series)", path);
 		return NX_ENOTSUP;
 	}
 	if (err == -EACCES || err == -EPERM) {
-		nx_warn("%s: permission denied: setting filters needs root "
-			"(CAP_SYS_ADMIN)", path);
+		nx_warn("%s: permission denied: setting filters needs root: %s", path,
+			nx_root_hint("CAP_SYS_ADMIN"));
 		return NX_EPERM;
 	}
 	return nx_file_error(path, err);
+}
+
+/*
+ * Could the @set filters be written?  Each must exist (else the kernel
+ * lacks it: exit 4), and every old value be readable: one that cannot be
+ * read could not be put back if a later write failed, so nothing is
+ * written.  Asked before the lock is taken, so that a missing sysctl is
+ * not reported as a lock file the user cannot open.
+ */
+static int check_old(const struct nx_filters_state *old, const bool *set, bool absent)
+{
+	char path[4096];
+
+	for (int i = 0; i < NX_NFILTERS; i++) {
+		if (!set[i] || !old->err[i])
+			continue;
+		nx_filter_path(path, sizeof(path), i);
+		if (old->err[i] == -ENOENT) {
+			if (absent)
+				return write_error(path, -ENOENT, 0);
+			continue;
+		}
+		nx_warn("%s: the current value is %s (%s): nothing changed, since it "
+			"could not be restored if a later write failed", path,
+			nx_filter_err_name(old->err[i]), old->err[i] == -EINVAL ?
+			"not a number from 0 to 1000" : strerror(-old->err[i]));
+		return old->err[i] == -EACCES || old->err[i] == -EPERM ? NX_EPERM : NX_ERUNTIME;
+	}
+	return NX_OK;
+}
+
+int nx_filters_writable(const bool *set)
+{
+	struct nx_filters_state old;
+
+	nx_filters_read(&old);
+	return check_old(&old, set, true);
 }
 
 int nx_filters_write(const int *val, const bool *set)
 {
 	struct nx_filters_state old;
 	char path[4096];
-	int i, r = NX_OK;
+	int i, r;
 
 	nx_filters_read(&old);
-	/*
-	 * Every old value first: one that cannot be read could not be put
-	 * back if a later write failed, so nothing is written.
-	 */
-	for (i = 0; i < NX_NFILTERS; i++) {
-		if (!set[i] || !old.err[i] || old.err[i] == -ENOENT)
-			continue;
-		nx_filter_path(path, sizeof(path), i);
-		nx_warn("%s: the current value is %s (%s): nothing changed, since it "
-			"could not be restored if a later write failed", path,
-			nx_filter_err_name(old.err[i]), old.err[i] == -EINVAL ?
-			"not a number from 0 to 1000" : strerror(-old.err[i]));
-		return old.err[i] == -EACCES || old.err[i] == -EPERM ? NX_EPERM : NX_ERUNTIME;
-	}
+	r = check_old(&old, set, false);
+	if (r)
+		return r;
 	for (i = 0; i < NX_NFILTERS; i++) {
 		int err;
 

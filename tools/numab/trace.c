@@ -8,9 +8,11 @@
  * format (vm_start and vm_end as numbers, the reason as the print format
  * names it).  Saved traces (--input) are trace_pipe text, parsed by parse.c.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <regex.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +35,7 @@ struct agg {
 	pid_t pid;
 	int *tids;		/* threads of pid seen so far */
 	size_t ntids, cap_tids;
+	unsigned long nlines;	/* --input: lines read */
 };
 
 static uint64_t hash_key(const struct nx_trace_ev *ev)
@@ -146,12 +149,35 @@ static int agg_event(struct agg *g, const struct nx_trace_ev *ev)
 	return agg_add(g, ev);
 }
 
+/*
+ * A line of tracefs's trace or trace_pipe text: the header ("# tracer:
+ * nop", "# entries-in-buffer/entries-written: ...") or a record,
+ * "TASK-PID [CPU] ...", with or without the TGID and flag columns.
+ */
+static bool trace_text(const char *line, size_t len)
+{
+	static regex_t re;
+	static int ready;
+	char buf[256];
+
+	if (len >= 9 && (!memcmp(line, "# tracer:", 9) || (len >= 19 &&
+	    !memcmp(line, "# entries-in-buffer", 19))))
+		return true;
+	if (!ready)
+		ready = regcomp(&re, "^ *[^ ].*-[0-9]+ +(\\([ 0-9-]+\\) +)?\\[[0-9]+\\] ",
+				REG_EXTENDED | REG_NOSUB) ? -1 : 1;
+	snprintf(buf, sizeof(buf), "%.*s", (int)(len < 255 ? len : 255), line);
+	return ready > 0 && !regexec(&re, buf, 0, NULL, 0);
+}
+
 static int trace_line(void *priv, const char *line, size_t len, unsigned long no)
 {
 	struct agg *g = priv;
 	struct nx_trace_ev ev;
 
-	(void)no;
+	g->nlines = no;
+	if (trace_text(line, len))
+		g->r->lines++;
 	if (!memmem(line, len, "sched_skip_vma_numa:", 20))
 		return 0;	/* header comments, other events */
 	if (nx_parse_trace_line(line, len, &ev)) {
@@ -171,23 +197,50 @@ static void on_signal(int sig)
 	stop = 1;
 }
 
-static int tracefs_root(char *buf, size_t sz)
+int nx_tracefs_find(char *buf, size_t sz)
 {
-	char ev[4096];
+	static const char *const dirs[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
+	bool mounted = false, denied = false;
+	char p[4096];
 
-	nx_path(buf, sz, "/sys/kernel/tracing");
-	snprintf(ev, sizeof(ev), "%s/" EVENT, buf);
-	if (nx_exists(ev))
-		return 0;
-	nx_path(buf, sz, "/sys/kernel/debug/tracing");
-	snprintf(ev, sizeof(ev), "%s/" EVENT, buf);
-	if (nx_exists(ev))
-		return 0;
-	nx_path(buf, sz, "/sys/kernel/tracing");
-	snprintf(ev, sizeof(ev), "%s/events", buf);
-	if (access(ev, R_OK) && errno == EACCES)
-		return -EACCES;
-	return -ENOENT;
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		nx_path(buf, sz, "%s", dirs[i]);
+		snprintf(p, sizeof(p), "%s/" EVENT, buf);
+		if (nx_exists(p))
+			return NX_TFS_OK;
+		/* a mounted tracefs always has events/; a bare mount point has not */
+		snprintf(p, sizeof(p), "%s/events", buf);
+		if (!access(p, F_OK))
+			mounted = true;
+		else if (errno == EACCES || errno == EPERM)
+			denied = true;
+	}
+	nx_path(buf, sz, "%s", dirs[0]);
+	return denied ? NX_TFS_DENIED : mounted ? NX_TFS_NOEVENT : NX_TFS_UNMOUNTED;
+}
+
+const char *nx_tracefs_why(int r, const char *root)
+{
+	static char buf[512];
+
+	switch (r) {
+	case NX_TFS_DENIED:
+		snprintf(buf, sizeof(buf), "%s: permission denied: tracing needs root: %s", root,
+			 nx_root_hint("CAP_SYS_ADMIN"));
+		break;
+	case NX_TFS_UNMOUNTED:
+		snprintf(buf, sizeof(buf), "%s: tracefs is not mounted: mount it "
+			 "('mount -t tracefs nodev /sys/kernel/tracing', as root) and run again",
+			 root);
+		break;
+	case NX_TFS_NOEVENT:
+		snprintf(buf, sizeof(buf), "%s/" EVENT ": not found: the kernel lacks the "
+			 "sched_skip_vma_numa tracepoint (or CONFIG_NUMA_BALANCING)", root);
+		break;
+	default:
+		buf[0] = '\0';
+	}
+	return buf;
 }
 
 /* libtracefs/libtraceevent: one record of the ring buffer */
@@ -251,28 +304,94 @@ static void record(struct live *lv, struct tep_handle *tep, struct tracefs_insta
 	}
 }
 
+/* is @pid a running numabctl? */
+static bool numabctl_alive(long pid)
+{
+	char path[64], comm[32];
+
+	if (pid <= 0 || pid > 0x3fffffff || (kill((pid_t)pid, 0) && errno == ESRCH))
+		return false;
+	snprintf(path, sizeof(path), "/proc/%ld/comm", pid);
+	return nx_read_str(path, comm, sizeof(comm)) || !strcmp(comm, "numabctl");
+}
+
+/*
+ * The instances of numabctl runs that died without removing theirs
+ * (killed with SIGKILL): "numabctl-PID-NXPID" (NXPID numabctl's own PID;
+ * an older numabctl named it "numabctl-NXPID") whose NXPID is no running
+ * numabctl.  Their event is disabled and the instance removed, so that a
+ * killed trace does not keep an event enabled for good.
+ */
+static bool digits(const char *p, const char *end)
+{
+	if (p == end)
+		return false;
+	for (; p < end; p++)
+		if (*p < '0' || *p > '9')
+			return false;
+	return true;
+}
+
+/* "numabctl-NXPID" or "numabctl-PID-NXPID": NXPID, else 0 */
+static long stale_owner(const char *name)
+{
+	const char *p = name + strlen("numabctl-"), *dash, *end = name + strlen(name);
+
+	if (strncmp(name, "numabctl-", strlen("numabctl-")))
+		return 0;
+	dash = strchr(p, '-');
+	if (dash ? !digits(p, dash) || !digits(dash + 1, end) : !digits(p, end))
+		return 0;
+	return strtol(dash ? dash + 1 : p, NULL, 10);
+}
+
+/* (tracefs_instances() of libtracefs 1.6 leaks its regex: a readdir here) */
+static void remove_stale(const char *root)
+{
+	char path[4096];
+	struct dirent *de;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "%s/instances", root);
+	d = opendir(path);
+	while (d && (de = readdir(d))) {
+		long owner = stale_owner(de->d_name);
+		struct tracefs_instance *old;
+
+		if (!owner || numabctl_alive(owner))
+			continue;
+		old = tracefs_instance_alloc(root, de->d_name);
+		if (!old)
+			continue;
+		tracefs_event_disable(old, NULL, NULL);
+		if (tracefs_instance_destroy(old))
+			nx_warn("%s/instances/%s: a trace instance left by a numabctl that was "
+				"killed; cannot remove it: %s", root, de->d_name, strerror(errno));
+		else
+			nx_warn("%s/instances/%s: removed, a trace instance left by a numabctl "
+				"that was killed", root, de->d_name);
+		tracefs_instance_free(old);
+	}
+	if (d)
+		closedir(d);
+}
+
 static int trace_live(struct agg *g, double sec, bool quiet)
 {
 	static const char *systems[] = { "sched", NULL };
 	char root[2048], name[64];
-	struct sigaction sa, old_int, old_term;
+	struct sigaction sa, old_int, old_term, old_hup, old_quit;
 	struct live lv = { .g = g };
 	struct tracefs_instance *inst;
 	struct tep_handle *tep;
 	int r;
 
-	r = tracefs_root(root, sizeof(root));
-	if (r == -EACCES) {
-		if (!quiet)
-			nx_warn("%s: permission denied: tracing needs root "
-				"(or CAP_SYS_ADMIN and a readable tracefs)", root);
-		return NX_EPERM;
-	}
+	r = nx_tracefs_find(root, sizeof(root));
 	if (r) {
+		snprintf(g->r->why, sizeof(g->r->why), "%s", nx_tracefs_why(r, root));
 		if (!quiet)
-			nx_warn("%s/" EVENT ": not found: the kernel lacks the tracepoint "
-				"(Linux 6.7+ with CONFIG_NUMA_BALANCING and tracefs mounted)", root);
-		return NX_ENOTSUP;
+			nx_warn("%s", g->r->why);
+		return r == NX_TFS_DENIED ? NX_EPERM : NX_ENOTSUP;
 	}
 	tracefs_set_tracing_dir(root);	/* below --sysroot too */
 	tep = tracefs_local_events_system(root, systems);
@@ -280,19 +399,24 @@ static int trace_live(struct agg *g, double sec, bool quiet)
 	lv.start = lv.ev ? tep_find_field(lv.ev, "vm_start") : NULL;
 	lv.end = lv.ev ? tep_find_field(lv.ev, "vm_end") : NULL;
 	if (!lv.start || !lv.end) {
+		snprintf(g->r->why, sizeof(g->r->why), "%s/" EVENT "/format: no vm_start and "
+			 "vm_end fields that libtraceevent can read", root);
 		if (!quiet)
-			nx_warn("%s/" EVENT "/format: no vm_start and vm_end fields that "
-				"libtraceevent can read", root);
+			nx_warn("%s", g->r->why);
 		tep_free(tep);
 		return NX_ENOTSUP;
 	}
-	snprintf(name, sizeof(name), "numabctl-%d", (int)getpid());
+	remove_stale(root);
+	snprintf(name, sizeof(name), "numabctl-%d-%d", (int)g->pid, (int)getpid());
 	inst = tracefs_instance_create(name);
 	if (!inst) {
 		r = errno;
+		snprintf(g->r->why, sizeof(g->r->why), "%s/instances/%s: cannot create a trace "
+			 "instance: %s%s%s", root, name, strerror(r),
+			 r == EACCES || r == EPERM ? ": " : "",
+			 r == EACCES || r == EPERM ? nx_root_hint("CAP_SYS_ADMIN") : "");
 		if (!quiet)
-			nx_warn("%s/instances/%s: cannot create a trace instance: %s%s", root, name,
-				strerror(r), r == EACCES || r == EPERM ? " (tracing needs root)" : "");
+			nx_warn("%s", g->r->why);
 		tep_free(tep);
 		return r == EACCES || r == EPERM ? NX_EPERM : r == ENOENT ? NX_ENOTSUP : NX_ERUNTIME;
 	}
@@ -301,12 +425,16 @@ static int trace_live(struct agg *g, double sec, bool quiet)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
+	sigaction(SIGHUP, &sa, &old_hup);
+	sigaction(SIGQUIT, &sa, &old_quit);
 	stop = 0;
 	trace_seq_init(&lv.seq);
 	if (tracefs_event_enable(inst, "sched", "sched_skip_vma_numa")) {
 		r = errno;
+		snprintf(g->r->why, sizeof(g->r->why), "%s/instances/%s/" EVENT "/enable: %s",
+			 root, name, strerror(r));
 		if (!quiet)
-			nx_warn("%s/instances/%s/" EVENT "/enable: %s", root, name, strerror(r));
+			nx_warn("%s", g->r->why);
 		r = r == EACCES || r == EPERM ? NX_EPERM : NX_ERUNTIME;
 	} else {
 		record(&lv, tep, inst, sec);
@@ -322,6 +450,8 @@ static int trace_live(struct agg *g, double sec, bool quiet)
 	tep_free(tep);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
+	sigaction(SIGHUP, &old_hup, NULL);
+	sigaction(SIGQUIT, &old_quit, NULL);
 	return r;
 }
 
@@ -345,8 +475,15 @@ int nx_trace_collect(pid_t pid, double sec, const char *input,
 	memset(r, 0, sizeof(*r));
 	if (input) {
 		ret = nx_for_each_line(strcmp(input, "-") ? input : "/dev/stdin", trace_line, &g);
-		if (ret)
+		if (ret) {
 			ret = ret == -ENOMEM ? NX_ERUNTIME : nx_user_file_error(input, ret);
+		} else if (g.nlines && !r->lines) {
+			/* an empty file is an empty trace; a file of other text is none */
+			snprintf(r->why, sizeof(r->why), "%s: not a trace: none of its %lu lines "
+				 "is tracefs trace or trace_pipe text", input, g.nlines);
+			nx_warn("%s", r->why);
+			ret = NX_ERUNTIME;
+		}
 	} else {
 		ret = trace_live(&g, sec, quiet);
 	}
@@ -476,7 +613,11 @@ int cmd_trace(int argc, char **argv)
 	nx_topo_free(&topo);
 	if (r)
 		return r;
+	if (!input)	/* a live trace: nothing to see with balancing off */
+		nx_vmlist_warn(&l);
 	r = nx_trace_collect(pid, sec, input, &res, false);
+	if (!r && !input)	/* what the kernel did with shmem without a policy */
+		nx_shmem_learn(&l, &res, pid);
 	if (!r) {
 		if (!res.events)
 			nx_warn("no VMA of %d was skipped while tracing (%lu events of other tasks)",

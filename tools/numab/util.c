@@ -29,10 +29,13 @@ void nx_warn(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+bool nx_usage_hinted;
+
 int nx_usage_error(const char *fmt, ...)
 {
 	va_list ap;
 
+	nx_usage_hinted = true;
 	if (fmt) {
 		fputs("numabctl: ", stderr);
 		va_start(ap, fmt);
@@ -120,17 +123,33 @@ bool nx_exists(const char *path)
 	return access(path, F_OK) == 0;
 }
 
+const char *nx_root_hint(const char *caps)
+{
+	static char buf[256];
+
+	if (geteuid() != 0)
+		snprintf(buf, sizeof(buf), "run as root%s%s", caps ? " or with " : "",
+			 caps ? caps : "");
+	else
+		snprintf(buf, sizeof(buf), "numabctl runs as root already: it lacks %s "
+			 "(dropped capabilities?), or a security module or kernel lockdown "
+			 "denies it", caps ? caps : "capabilities root normally has");
+	return buf;
+}
+
 int nx_file_error(const char *path, int err)
 {
+	bool proc;
+
 	if (err < 0)
 		err = -err;
 	switch (err) {
 	case EACCES:
 	case EPERM:
-		nx_warn("%s: permission denied: %s", path,
-			strstr(path, "/proc/") && !strstr(path, "/proc/sys/") ?
-			"run as root or with CAP_SYS_PTRACE (or as the owner of the process)" :
-			"run as root");
+		proc = strstr(path, "/proc/") && !strstr(path, "/proc/sys/");
+		nx_warn("%s: permission denied: %s%s", path,
+			nx_root_hint(proc ? "CAP_SYS_PTRACE" : "CAP_DAC_OVERRIDE"),
+			proc && geteuid() ? " (or as the owner of the process)" : "");
 		return NX_EPERM;
 	case ENOENT:
 		nx_warn("%s: not found: this kernel does not provide it", path);
@@ -155,7 +174,7 @@ int nx_write_output(const char *file, const char *data, size_t len)
 
 	if (!strcmp(file, "-"))
 		return fwrite(data, 1, len, stdout) == len ? NX_OK : NX_ERUNTIME;
-	r = nx_write_atomic(file, data, len);
+	r = nx_write_file(file, data, len);
 	return r ? nx_user_file_error(file, r) : NX_OK;
 }
 
@@ -291,10 +310,33 @@ void nx_human_size(uint64_t bytes, char *buf, size_t sz)
 		snprintf(buf, sz, "%.0f%c", v, units[u]);
 }
 
+static int write_all(int fd, const char *data, size_t len)
+{
+	size_t off = 0;
+
+	while (off < len) {
+		ssize_t w = write(fd, data + off, len - off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -errno;
+		off += (size_t)w;
+	}
+	return 0;
+}
+
+/*
+ * A regular file: a temporary file next to it, renamed over it, with the
+ * old file's mode (and owner, for root); a new file gets 0666 less the
+ * umask, as the shell's '>' gives it.
+ */
 int nx_write_atomic(const char *path, const char *data, size_t len)
 {
 	char tmp[4096];
-	size_t off = 0;
+	struct stat st;
+	bool old = lstat(path, &st) == 0 && S_ISREG(st.st_mode);
+	mode_t mask;
 	int fd, e;
 
 	if (snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path) >= (int)sizeof(tmp))
@@ -302,33 +344,53 @@ int nx_write_atomic(const char *path, const char *data, size_t len)
 	fd = mkstemp(tmp);
 	if (fd < 0)
 		return -errno;
-	while (off < len) {
-		ssize_t w = write(fd, data + off, len - off);
+	mask = umask(0);
+	umask(mask);
+	e = write_all(fd, data, len);
+	if (!e && (fchmod(fd, old ? st.st_mode & 07777 : 0666 & ~mask) ||
+		   (old && geteuid() == 0 && fchown(fd, st.st_uid, st.st_gid)) || fsync(fd)))
+		e = -errno;
+	if (close(fd) && !e)
+		e = -errno;
+	if (!e && rename(tmp, path))
+		e = -errno;
+	if (e)
+		unlink(tmp);
+	return e;
+}
 
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			goto fail;
-		}
-		off += (size_t)w;
+/* what the shell's '>' does: open (following links), truncate, write */
+static int write_through(const char *path, const char *data, size_t len)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY, 0666);
+	int e;
+
+	if (fd < 0)
+		return -errno;
+	e = write_all(fd, data, len);
+	if (close(fd) && !e)
+		e = -errno;
+	return e;
+}
+
+int nx_write_file(const char *path, const char *data, size_t len)
+{
+	struct stat st;
+	int r;
+
+	if (lstat(path, &st)) {
+		if (errno != ENOENT)
+			return -errno;
+		return nx_write_atomic(path, data, len);
 	}
-	if (fchmod(fd, 0644) || fsync(fd))
-		goto fail;
-	if (close(fd)) {
-		fd = -1;
-		goto fail;
-	}
-	if (rename(tmp, path)) {
-		fd = -1;
-		goto fail;
-	}
-	return 0;
-fail:
-	e = errno;
-	if (fd >= 0)
-		close(fd);
-	unlink(tmp);
-	return -e;
+	/* a device, a FIFO, a symlink (/dev/stdout), a file with other links */
+	if (!S_ISREG(st.st_mode) || st.st_nlink > 1)
+		return write_through(path, data, len);
+	r = nx_write_atomic(path, data, len);
+	/* a file we may write in a directory we may not: as the shell does */
+	if (r == -EACCES || r == -EPERM || r == -EROFS)
+		r = write_through(path, data, len);
+	return r;
 }
 
 /* read more of @fd behind the @keep bytes at the start of *@buf */
@@ -426,9 +488,14 @@ void nx_sleep(double sec)
 int nx_common_opt(int c, const char *arg)
 {
 	switch (c) {
-	case 'S': nx_opt.sysroot = arg; return 0;
+	case 'S':
+		nx_opt.sysroot = arg;
+		nx_opt.sysroot_given = true;
+		return 0;
 	case 'J':
 		nx_opt.json = true;
+		if (arg && *arg == '=')	/* -J=compact */
+			arg++;
 		if (arg && !strcmp(arg, "compact"))
 			nx_opt.compact = true;
 		else if (arg && strcmp(arg, "pretty"))
@@ -442,7 +509,9 @@ int nx_common_opt(int c, const char *arg)
 	case 'H': nx_opt.list_columns = true; return 0;
 	case 'x': nx_opt.sort = arg; return 0;
 	case 'b': nx_opt.bytes = true; return 0;
+	case 'y': nx_opt.shell = true; return 0;
 	case 'h': return 1;
+	case 'V': return 3;
 	default: return -1;
 	}
 }
@@ -456,6 +525,10 @@ int nx_opt_other(int c, const char *arg, void (*usage)(FILE *))
 		return -1;
 	if (r == 1) {
 		usage(stdout);
+		return NX_OK;
+	}
+	if (r == 3) {
+		printf("numabctl %s\n", NUMABCTL_VERSION);
 		return NX_OK;
 	}
 	if (r == 2)
@@ -482,10 +555,21 @@ int nx_opts_done(const struct nx_colspec *spec, size_t nspec)
 	static char all[NX_MAX_SPEC * 16];
 	struct stat st;
 
+	if (nx_opt.sysroot_given && !nx_opt.sysroot[0])
+		return nx_usage_error("--sysroot needs a directory (a saved tree with proc/ "
+				      "and sys/), not an empty name");
 	if (nx_opt.sysroot[0] && stat(nx_opt.sysroot, &st))
 		return nx_usage_error("--sysroot %s: %s", nx_opt.sysroot, strerror(errno));
 	if (nx_opt.sysroot[0] && !S_ISDIR(st.st_mode))
 		return nx_usage_error("--sysroot %s: not a directory", nx_opt.sysroot);
+	if (nx_opt.sysroot[0]) {
+		char proc[4096];
+
+		snprintf(proc, sizeof(proc), "%s/proc", nx_opt.sysroot);
+		if (stat(proc, &st) || !S_ISDIR(st.st_mode))
+			return nx_usage_error("--sysroot %s: not a saved tree: no proc/ in it",
+					      nx_opt.sysroot);
+	}
 	if (nx_opt.json + nx_opt.raw + nx_opt.pairs > 1)
 		return nx_usage_error("%s and %s cannot be used together: pick one output format",
 				      nx_opt.json ? "--json" : "--raw",
@@ -501,21 +585,38 @@ int nx_opts_done(const struct nx_colspec *spec, size_t nspec)
 		return nx_usage_error("-o and --output-all cannot be used together");
 	if (!spec)
 		return -1;
+	/* every column of -o exists: checked before any work */
+	for (const char *c = nx_opt.columns && *nx_opt.columns == '+' ? nx_opt.columns + 1 :
+	     nx_opt.columns; c && *c; c += strcspn(c, ",") + (c[strcspn(c, ",")] == ',')) {
+		char name[64];
+		size_t len = strcspn(c, ",");
+
+		snprintf(name, sizeof(name), "%.*s", (int)len, c);
+		if (!len || len >= sizeof(name) || find_spec(spec, nspec, name) < 0)
+			return nx_usage_error("unknown column '%.*s' (see 'numabctl %s "
+					      "--list-columns')", (int)len, c,
+					      nx_cmd ? nx_cmd : "");
+	}
 	if (nx_opt.sort && find_spec(spec, nspec, nx_opt.sort) < 0)
 		return nx_usage_error("--sort: unknown column '%s' (see --list-columns)",
 				      nx_opt.sort);
-	if (nx_opt.list_columns) {
-		for (size_t i = 0; i < nspec; i++)
-			printf("%12s  %s\n", spec[i].name, spec[i].help);
-		return NX_OK;
-	}
-	if (nx_opt.all_columns) {
-		size_t off = 0;
-
-		for (size_t i = 0; i < nspec && off < sizeof(all) - 32; i++)
+	if (nx_opt.all_order)
+		snprintf(all, sizeof(all), "%s", nx_opt.all_order);
+	else
+		for (size_t i = 0, off = 0; i < nspec && off < sizeof(all) - 32; i++)
 			off += (size_t)snprintf(all + off, sizeof(all) - off, "%s%s",
 						i ? "," : "", spec[i].name);
-		nx_opt.columns = all;
+	if (nx_opt.list_columns) {
+		for (const char *c = all; *c; c += strcspn(c, ",") + (c[strcspn(c, ",")] == ',')) {
+			char name[64];
+
+			snprintf(name, sizeof(name), "%.*s", (int)strcspn(c, ","), c);
+			if (find_spec(spec, nspec, name) >= 0)
+				printf("%12s  %s\n", name, spec[find_spec(spec, nspec, name)].help);
+		}
+		return NX_OK;
 	}
+	if (nx_opt.all_columns)
+		nx_opt.columns = all;
 	return -1;
 }

@@ -151,7 +151,9 @@ static void cells_numab(struct vma_rows *r, const char **cells, const struct nx_
 	cell_u64(r, cells, VC_SKIP_DELAY, n, NV_HAVE_SKIP_DELAY, n->skip_delay);
 	cell_u64(r, cells, VC_SKIP_SEQ, n, NV_HAVE_SKIP_SEQ, n->skip_seq);
 	cell_u64(r, cells, VC_SKIP_PID, n, NV_HAVE_SKIP_PID, n->skip_pid);
-	cells[VC_LAST_SKIP] = n->last_skip;
+	/* a key the kernel (or the BPF backend) does not give: null, never "" */
+	cells[VC_LAST_SKIP] = (n->have & NV_HAVE_LAST_SKIP) && n->last_skip[0] ? n->last_skip :
+			      null_cell();
 	cell_s64(r, cells, VC_NEXT_SCAN, n, NV_HAVE_NEXT_SCAN, n->next_scan_ms);
 }
 
@@ -198,6 +200,10 @@ static struct nx_colspec vspec[NX_MAX_SPEC];
 static size_t vnspec;
 static int vpid_col = -1, vnode_col = -1, vnnodes;
 static char vnode_names[NX_MAX_SPEC][12], vdefaults[NX_MAX_SPEC * 12 + 128];
+/* --output-all and -H: PID first, the node columns after SLOW% (the man page's order) */
+static char vall[NX_MAX_SPEC * 16];
+/* -N with -o LIST: the list with the node columns added */
+static char vcols[NX_MAX_SPEC * 16 + 1024];
 static bool vnonzero;
 
 static void vmas_spec(const struct nx_topo *topo, bool pid, bool nodes)
@@ -224,6 +230,42 @@ static void vmas_spec(const struct nx_topo *topo, bool pid, bool nodes)
 					vnode_names[k]);
 	snprintf(vdefaults + off, sizeof(vdefaults) - off, "%s",
 		 NX_VMA_DEFAULT_COLS + strlen("START,SIZE,NAME,FAST,SLOW,SLOW%"));
+	off = (size_t)snprintf(vall, sizeof(vall), "PID");
+	for (int i = 0; i < (int)nx_vma_ncols; i++) {
+		off += (size_t)snprintf(vall + off, sizeof(vall) - off, ",%s", nx_vma_cols[i].name);
+		for (int k = 0; i == VC_SLOWPCT && k < vnnodes; k++)
+			off += (size_t)snprintf(vall + off, sizeof(vall) - off, ",%s",
+						vnode_names[k]);
+	}
+	nx_opt.all_order = vall;
+}
+
+/*
+ * -N with -o LIST (not +LIST, whose defaults have them): the node
+ * columns after SLOW% in LIST, else at its end
+ */
+static const char *with_nodes(const char *cols)
+{
+	size_t off = 0;
+	bool done = false;
+
+	for (const char *c = cols; *c; c += strcspn(c, ",") + (c[strcspn(c, ",")] == ',')) {
+		size_t len = strcspn(c, ",");
+
+		off += (size_t)snprintf(vcols + off, sizeof(vcols) - off, "%s%.*s",
+					off ? "," : "", (int)len, c);
+		if (!done && len == 5 && !strncasecmp(c, "SLOW%", 5)) {
+			for (int k = 0; k < vnnodes; k++)
+				off += (size_t)snprintf(vcols + off, sizeof(vcols) - off, ",%s",
+							vnode_names[k]);
+			done = true;
+		}
+		if (off >= sizeof(vcols) - 16)
+			return cols;
+	}
+	for (int k = 0; !done && k < vnnodes; k++)
+		off += (size_t)snprintf(vcols + off, sizeof(vcols) - off, ",%s", vnode_names[k]);
+	return vcols;
 }
 
 static int vmas_init(struct nx_table *t, struct vma_rows *r, const struct nx_vmlist *l,
@@ -260,6 +302,30 @@ int nx_vmas_table(struct nx_table *t, const struct nx_vmlist *l,
 			nx_table_row(t, cells);
 	}
 	return 0;
+}
+
+/* the VMAs --stranded, --min-size and -z leave: none is said, not silence */
+static void say_if_none(const struct nx_vmlist *l, bool stranded_only, uint64_t min_size)
+{
+	char sz[32], what[160];
+
+	for (size_t i = 0; i < l->n; i++) {
+		const struct nx_vma *v = &l->v[i];
+
+		if ((!stranded_only || !strcmp(v->verdict, "stranded")) &&
+		    v->end - v->start >= min_size &&
+		    (!vnonzero || (v->in_numa_maps && v->fast_bytes + v->slow_bytes)))
+			return;
+	}
+	if (!stranded_only && !min_size && !vnonzero)
+		return;
+	nx_human_size(min_size, sz, sizeof(sz));
+	snprintf(what, sizeof(what), "%s%s%s%s%s", stranded_only ? " is stranded" : "",
+		 stranded_only && (min_size || vnonzero) ? " and" : "",
+		 min_size ? " is at least " : "", min_size ? sz : "",
+		 vnonzero ? (stranded_only || min_size ? " and has memory resident" :
+			     " has memory resident") : "");
+	nx_warn("no VMA of %d%s (of %zu VMAs)", (int)l->pid, what, l->n);
 }
 
 /* cmd_vmas: big tables stream out in chunks (nx_table_emit) */
@@ -348,7 +414,8 @@ static void vmas_usage(FILE *out)
 	      "scanned, or its last full scan is --stale sequences old.\n\n"
 	      "  -s, --stranded      only stranded VMAs\n"
 	      "  -p, --process PAT   the processes whose name (comm) matches PAT, an\n"
-	      "                      extended regex; with several processes a PID column\n"
+	      "                      extended regex, or PID if PAT is a number (as\n"
+	      "                      numastat -p); with several processes a PID column\n"
 	      "                      comes first (PID may also be self)\n"
 	      "  -N, --per-node      a column per node (N0, N1, ...) after SLOW%\n"
 	      "  -z, --nonzero       leave out VMAs with nothing resident\n"
@@ -359,7 +426,14 @@ static void vmas_usage(FILE *out)
 	      "      --stale N       sequences without a scan that make a VMA stranded\n"
 	      "                      (default 4)\n"
 	      NX_BACKEND_HELP, out);
-	nx_print_columns_help(out, nx_vma_cols, nx_vma_ncols);
+	/* the --output-all order: PID first, the node columns after SLOW% */
+	fputs("\nAvailable output columns (-o COL,... or -o +COL to add):\n"
+	      "          PID  the process (a column of its own with several, -p)\n", out);
+	for (size_t i = 0; i < nx_vma_ncols; i++) {
+		fprintf(out, " %12s  %s\n", nx_vma_cols[i].name, nx_vma_cols[i].help);
+		if (i == VC_SLOWPCT)
+			fputs("  N0, N1, ...  resident on that node, a column per node (-N)\n", out);
+	}
 }
 
 /* does a column list name a node column (N0, N1, ...)? */
@@ -395,21 +469,35 @@ static int add_pid(struct pidlist *pl, pid_t pid)
 	return 0;
 }
 
-/* -p PATTERN: the processes whose comm matches (extended regex, as numastat -p) */
+/*
+ * -p PATTERN: the processes whose comm matches (extended regex), or a PID
+ * (a number), as numastat -p takes them.  A match whose maps cannot be
+ * read is said, not left out, and its error is the result; the readable
+ * matches are added all the same.
+ */
 static int match_processes(const char *pat, struct pidlist *pl)
 {
 	char path[4096], comm[64], maps[2];
 	struct dirent *de;
-	size_t before = pl->n;
+	size_t before = pl->n, denied = 0;
+	int ret = NX_OK;
+	uint64_t v;
 	regex_t re;
 	DIR *d;
 
+	if (!nx_parse_u64(pat, strlen(pat), 10, &v)) {
+		pid_t pid;
+
+		if (nx_parse_pid(pat, &pid))
+			return NX_EUSAGE;
+		return add_pid(pl, pid) ? NX_ERUNTIME : NX_OK;
+	}
 	if (regcomp(&re, pat, REG_EXTENDED | REG_NOSUB))
 		return nx_usage_error("invalid --process pattern '%s' (an extended regex)", pat);
 	nx_path(path, sizeof(path), "/proc");
 	d = opendir(path);
 	while (d && (de = readdir(d))) {
-		uint64_t v;
+		int r;
 
 		if (nx_parse_u64(de->d_name, strlen(de->d_name), 10, &v) || !v || v > 0x3fffffff)
 			continue;
@@ -420,7 +508,16 @@ static int match_processes(const char *pat, struct pidlist *pl)
 			continue;
 		/* kernel threads have no VMAs: an empty maps */
 		nx_path(path, sizeof(path), "/proc/%s/maps", de->d_name);
-		if (nx_read_str(path, maps, sizeof(maps)) || !maps[0])
+		r = nx_read_str(path, maps, sizeof(maps));
+		if (r == -EACCES || r == -EPERM) {
+			nx_warn("process %s (%s) matches '%s' but its maps cannot be read: "
+				"permission denied: %s", de->d_name, comm, pat,
+				nx_root_hint("CAP_SYS_PTRACE"));
+			denied++;
+			ret = NX_EPERM;
+			continue;
+		}
+		if (r || !maps[0])
 			continue;
 		if (add_pid(pl, (pid_t)v)) {
 			closedir(d);
@@ -431,11 +528,11 @@ static int match_processes(const char *pat, struct pidlist *pl)
 	if (d)
 		closedir(d);
 	regfree(&re);
-	if (pl->n == before) {
+	if (pl->n == before && !denied) {
 		nx_warn("no process with an address space matches '%s'", pat);
 		return NX_ENOPROC;
 	}
-	return NX_OK;
+	return ret;
 }
 
 static int cmp_pid(const void *a, const void *b)
@@ -443,17 +540,6 @@ static int cmp_pid(const void *a, const void *b)
 	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
 
 	return x < y ? -1 : x > y;
-}
-
-/* one line for all that is missing from @l */
-static void warn_missing(const struct nx_vmlist *l)
-{
-	long mode = nx_numa_balancing_mode();
-
-	if (l->missing[0] || mode == 0)
-		nx_warn("%s%s%s", l->missing, l->missing[0] && mode == 0 ? "; also " : "",
-			mode ? "" : "NUMA balancing is off (kernel.numa_balancing=0): nothing "
-			"is scanned or promoted; enable with 'sysctl kernel.numa_balancing=2'");
 }
 
 /*
@@ -491,7 +577,7 @@ static int vmas_multi(const struct pidlist *pl, const struct nx_topo *topo,
 			continue;
 		}
 		if (!p)
-			warn_missing(&l);
+			nx_vmlist_warn(&l);
 		if (sort_key) {
 			sort_scan_seq = l.mm.scan_seq;
 			qsort(l.v, l.n, sizeof(*l.v), cmp_sort);
@@ -542,7 +628,7 @@ int cmd_vmas(int argc, char **argv)
 		NX_BACKEND_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
-	bool stranded = false, per_node = false;
+	bool stranded = false, per_node = false, sorted = false;
 	uint64_t min_size = 0, stale = 4;
 	struct pidlist pl = { NULL, 0, 0 };
 	const char *pats[16];
@@ -550,7 +636,7 @@ int cmd_vmas(int argc, char **argv)
 	struct nx_vmlist l;
 	struct nx_topo topo;
 	pid_t pid;
-	int c, r;
+	int c, r, perr = NX_OK;
 
 	sort_key = 0;
 	nx_opt.sort = NULL;
@@ -571,6 +657,7 @@ int cmd_vmas(int argc, char **argv)
 						      "2^64-1, with a K, M, G or T suffix", optarg);
 			break;
 		case 'x':	/* these columns sort largest first (start: lowest) */
+			sorted = true;
 			sort_key = -1;
 			nx_opt.sort = optarg;
 			for (size_t i = 0; i < sizeof(sort_keys) / sizeof(sort_keys[0]); i++)
@@ -596,10 +683,26 @@ int cmd_vmas(int argc, char **argv)
 				return r;
 		}
 	}
+	if (nx_backend_dump()) {	/* numa_vmas' format: one process, no table options */
+		const char *o = nx_opt.json ? "-J" : nx_opt.raw ? "-r" : nx_opt.pairs ? "-P" :
+				nx_opt.columns ? "-o" : nx_opt.all_columns ? "--output-all" :
+				sorted ? "-x" : nx_opt.noheadings ? "-n" :
+				per_node ? "-N" : nx_opt.list_columns ? "-H" : NULL;
+
+		if (o)
+			return nx_usage_error("--numa-vmas prints numa_vmas' own format: %s "
+					      "cannot be used with it", o);
+		if (npats || optind + 1 < argc)
+			return nx_usage_error("--numa-vmas prints the scan state of one process: "
+					      "give one PID, not -p or several");
+		nx_backend_dump_filter(stranded, min_size, vnonzero);
+	}
 	if (nx_topo_load(&topo))
 		return NX_ERUNTIME;
 	/* one operand and no -p: the table streams; else one row set per process */
 	vmas_spec(&topo, optind + 1 != argc || npats, per_node);
+	if (per_node && nx_opt.columns && *nx_opt.columns && *nx_opt.columns != '+')
+		nx_opt.columns = with_nodes(nx_opt.columns);
 	r = nx_opts_done(vspec, vnspec);
 	/* per-node bytes cost a pass over each numa_maps line: only if shown */
 	nx_vmlist_nodes = per_node || names_node(nx_opt.columns) || names_node(nx_opt.sort);
@@ -610,16 +713,24 @@ int cmd_vmas(int argc, char **argv)
 			r = NX_EUSAGE;
 		else if (add_pid(&pl, pid))
 			r = NX_ERUNTIME;
+	/* every pattern: one without a match or with unreadable matches is said,
+	 * the others printed, and the first such error is the exit status */
 	for (size_t i = 0; r < 0 && i < npats; i++) {
 		int e = match_processes(pats[i], &pl);
 
-		if (e)
+		if (e == NX_EUSAGE || e == NX_ERUNTIME)
 			r = e;
+		else if (e && !perr)
+			perr = e;
 	}
+	if (r < 0 && npats && !pl.n)
+		r = perr;
 	if (r < 0 && (pl.n > 1 || npats)) {
 		if (npats)
 			qsort(pl.p, pl.n, sizeof(*pl.p), cmp_pid);
 		r = vmas_multi(&pl, &topo, (unsigned int)stale, stranded, min_size);
+		if (!r)
+			r = perr;
 	}
 	if (r >= 0) {
 		free(pl.p);
@@ -636,12 +747,13 @@ int cmd_vmas(int argc, char **argv)
 		nx_vmlist_free(&l);
 		return NX_OK;
 	}
-	warn_missing(&l);
+	nx_vmlist_warn(&l);
 	if (sort_key) {
 		sort_scan_seq = l.mm.scan_seq;
 		qsort(l.v, l.n, sizeof(*l.v), cmp_sort);
 	}
 	r = vmas_print(&l, nx_opt.columns, stranded, min_size);
+	say_if_none(&l, stranded, min_size);
 	nx_vmlist_free(&l);
 	return r ? NX_EUSAGE : NX_OK;
 }

@@ -302,6 +302,11 @@ static const char *judge(const struct nx_vma *v, const struct nx_vmlist *l,
 		WHY("%s", l->have_numab ? "not in numa_vmas" : "no numa_vmas");
 		return "unknown";
 	}
+	if (!strcmp(n->filter, "uncertain")) {
+		WHY("filter uncertain: %s on a kernel whose vma_policy_mof() does not fall back "
+		    "to the task policy for shmem, %s on one that does", n->maybe[0], n->maybe[1]);
+		return "unknown";
+	}
 	if (strcmp(n->filter, "none") && !is_promo_only(n->filter)) {
 		WHY("filter=%s", n->filter);
 		return slow ? "stranded" : "skipped";
@@ -342,6 +347,11 @@ static const char *judge(const struct nx_vma *v, const struct nx_vmlist *l,
 void nx_vma_why(const struct nx_vma *v, const struct nx_vmlist *l, char *buf, size_t sz)
 {
 	judge(v, l, buf, sz);
+}
+
+const char *nx_vma_verdict(const struct nx_vma *v, const struct nx_vmlist *l)
+{
+	return judge(v, l, NULL, 0);
 }
 
 static int load_optional(struct loader *ld, pid_t pid, const char *file,
@@ -435,7 +445,10 @@ static int load_scan_state(struct loader *ld, pid_t pid)
 	l->state_seconds = nx_now() - t0;
 	if (!r) {
 		l->have_numab = true;
+		nx_shmem_resolve(l);	/* filters that depend on the kernel's vma_policy_mof() */
 		l->nr_threads = (long)info.nr_threads;
+		snprintf(l->bpf_timing, sizeof(l->bpf_timing), ": load %.6f s%s, walk %.6f s",
+			 info.load_seconds, info.cached ? " from the cache" : "", info.seconds);
 		snprintf(l->backend_note, sizeof(l->backend_note),
 			 "scan state from the BPF task_vma iterator (no /proc/%d/numa_vmas)%s%s",
 			 (int)pid, info.hz ? "" : "; times absent: HZ ", info.hz ? "" : info.hz_how);
@@ -538,6 +551,13 @@ int nx_vmlist_load(struct nx_vmlist *l, pid_t pid, const struct nx_topo *topo,
 		nx_vmlist_free(l);
 		return r;
 	}
+	/*
+	 * maps names no anonymous VMA, numa_vmas and the BPF backend call it
+	 * "anon": one name whatever the backend
+	 */
+	for (size_t i = 0; i < l->n; i++)
+		if (!l->v[i].name)
+			l->v[i].name = anon_name;
 	set_missing(l, pid);
 	l->tiers_unknown = topo->tiers_bad;
 	l->stale = stale_seqs;
@@ -545,6 +565,18 @@ int nx_vmlist_load(struct nx_vmlist *l, pid_t pid, const struct nx_topo *topo,
 	for (size_t i = 0; i < l->n; i++)
 		l->v[i].verdict = judge(&l->v[i], l, NULL, 0);
 	return NX_OK;
+}
+
+void nx_vmlist_warn(const struct nx_vmlist *l)
+{
+	long mode = nx_numa_balancing_mode();
+
+	if (l->missing[0] || mode == 0)
+		nx_warn("%s%s%s", l->missing, l->missing[0] && mode == 0 ? "; also " : "",
+			mode ? "" : "NUMA balancing is off (kernel.numa_balancing=0): nothing "
+			"is scanned or promoted; enable with 'sysctl kernel.numa_balancing=2'");
+	if (l->shmem_note[0])
+		nx_warn("%s", l->shmem_note);
 }
 
 void nx_vmlist_free(struct nx_vmlist *l)

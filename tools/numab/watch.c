@@ -277,8 +277,7 @@ static int watch_loop(pid_t pid, double interval, unsigned long count, size_t to
 		nx_topo_free(&topo);
 		return r;
 	}
-	if (s[0].l.missing[0])
-		nx_warn("%s", s[0].l.missing);
+	nx_vmlist_warn(&s[0].l);
 	if (nx_table_init(&t, "samples", watch_cols, sizeof(watch_cols) / sizeof(watch_cols[0]),
 			  nx_opt.json ? WATCH_JSON : WATCH_DEFAULT, nx_opt.columns)) {
 		drop(&s[0]);

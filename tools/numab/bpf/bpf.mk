@@ -6,7 +6,7 @@
 NUMABCTL_BPF ?= auto
 BPFTOOL ?= bpftool
 BPF_OUT := build-bpf
-SRCS += backend.c
+SRCS += backend.c bpfprog.c
 HDRS += backend.h
 .DEFAULT_GOAL := all
 

@@ -65,6 +65,7 @@ struct nb_state {
 	__s32 target_tgid;	/* the process */
 	__u32 mm_done;		/* the MM record is out */
 	__u64 mm_seen;		/* the mm of the walk */
+	__u64 start_brk, brk, start_stack;	/* the mm's, for heap and stack */
 };
 
 struct nb_rec {

@@ -86,10 +86,13 @@ static __always_inline void emit_mm(struct seq_file *seq, struct task_struct *ta
 		r.start = BPF_CORE_READ(mm, numa_scan_offset);
 		r.have |= NB_H_MM_OFFSET;
 	}
+	/* 0: never set (no scan yet, e.g. balancing off since exec): absent, not "due now" */
 	if (bpf_core_field_exists(mm->numa_next_scan)) {
 		next = BPF_CORE_READ(mm, numa_next_scan);
-		r.next_scan = next ? (long)(next - r.jiffies) : 0;
-		r.have |= NB_H_MM_NEXT;
+		if (next) {
+			r.next_scan = (long)(next - r.jiffies);
+			r.have |= NB_H_MM_NEXT;
+		}
 	}
 	if (bpf_core_field_exists(mm->numab_filters)) {
 		r.vm_flags = BPF_CORE_READ(mm, numab_filters);
@@ -172,12 +175,21 @@ static __always_inline void read_state(struct nb_rec *r, struct vma_numab_state 
 	}
 }
 
+/*
+ * Per VMA, the fields every VMA needs are read with direct loads (the
+ * iterator's task and vma are BTF pointers: the verifier turns the loads
+ * into exception-handled ones), cheaper than a bpf_probe_read_kernel()
+ * call each; a 20k-VMA walk spends most of its time in these.  The
+ * optional fields of numab_state keep BPF_CORE_READ and its existence
+ * checks.
+ */
 SEC("iter/task_vma")
 int numab_vmas(struct bpf_iter__task_vma *ctx)
 {
 	struct seq_file *seq = ctx->meta->seq;
 	struct task_struct *task = ctx->task;
 	struct vm_area_struct *vma = ctx->vma;
+	const struct vm_operations_struct *ops;
 	struct vma_numab_state *ns;
 	struct mm_struct *mm;
 	struct mempolicy *pol;
@@ -188,18 +200,22 @@ int numab_vmas(struct bpf_iter__task_vma *ctx)
 	__u64 now;
 
 	st = bpf_map_lookup_elem(&state, &zero);
-	if (!st || !task || BPF_CORE_READ(task, tgid) != st->target_tgid)
+	if (!st || !task || task->tgid != st->target_tgid)
 		return 0;
-	mm = BPF_CORE_READ(task, mm);
+	mm = task->mm;
 	if (!mm)
 		return 0;
 	/* one thread's walk: kernels without the iterator's tid filter visit all */
 	if (!st->mm_seen)
 		st->mm_seen = (__u64)mm;
-	if (st->mm_seen != (__u64)mm || BPF_CORE_READ(task, pid) != st->target_tgid)
+	if (st->mm_seen != (__u64)mm || task->pid != st->target_tgid)
 		return 0;
 	if (!st->mm_done) {
 		emit_mm(seq, task, mm);
+		/* the heap and stack bounds, read once for the walk */
+		st->start_brk = mm->start_brk;
+		st->brk = mm->brk;
+		st->start_stack = mm->start_stack;
 		st->mm_done = 1;
 	}
 	if (!vma)
@@ -208,38 +224,37 @@ int numab_vmas(struct bpf_iter__task_vma *ctx)
 	now = bpf_jiffies64();
 	r.kind = NB_REC_VMA;
 	r.version = NB_REC_VERSION;
-	r.start = BPF_CORE_READ(vma, vm_start);
-	r.end = BPF_CORE_READ(vma, vm_end);
-	r.vm_flags = BPF_CORE_READ(vma, vm_flags);
-	file = BPF_CORE_READ(vma, vm_file);
+	r.start = vma->vm_start;
+	r.end = vma->vm_end;
+	r.vm_flags = vma->vm_flags;
+	file = vma->vm_file;
+	ops = vma->vm_ops;
 	if (file) {
 		r.flags |= NB_F_FILE;
-		if (BPF_CORE_READ(file, f_inode, i_flags) & S_DAX)
+		if (file->f_inode->i_flags & S_DAX)
 			r.flags |= NB_F_DAX;
-		if (BPF_CORE_READ(file, f_mapping, gfp_mask) & GFP_DMA_ZONES)
+		if (file->f_mapping->gfp_mask & GFP_DMA_ZONES)
 			r.flags |= NB_F_GFP_LOW;
-	} else if (r.start <= BPF_CORE_READ(mm, brk) &&
-		   r.end >= BPF_CORE_READ(mm, start_brk)) {
+	} else if (r.start <= st->brk && r.end >= st->start_brk) {
 		r.flags |= NB_F_HEAP;
-	} else if (r.start <= BPF_CORE_READ(mm, start_stack) &&
-		   r.end >= BPF_CORE_READ(mm, start_stack)) {
+	} else if (r.start <= st->start_stack && r.end >= st->start_stack) {
 		r.flags |= NB_F_STACK;
 	}
-	if (!BPF_CORE_READ(vma, vm_ops))
+	if (!ops)
 		r.flags |= NB_F_ANON;
 	if (bpf_core_field_exists(vma->vm_policy)) {
 		r.have |= NB_H_POLICY;
-		pol = BPF_CORE_READ(vma, vm_policy);
+		pol = vma->vm_policy;
 		if (pol) {
 			r.flags |= NB_F_VMPOL;
-			if (BPF_CORE_READ(pol, flags) & MPOL_F_MOF)
+			if (pol->flags & MPOL_F_MOF)
 				r.flags |= NB_F_VMPOL_MOF;
 		}
-		if (BPF_CORE_READ(vma, vm_ops) && BPF_CORE_READ(vma, vm_ops, get_policy))
+		if (ops && ops->get_policy)
 			r.flags |= NB_F_GETPOL;
 	}
 	if (bpf_core_field_exists(vma->numab_state)) {
-		ns = BPF_CORE_READ(vma, numab_state);
+		ns = vma->numab_state;
 		if (ns)
 			read_state(&r, ns, now);
 	}

@@ -9,7 +9,11 @@ BIN=$(cd "$(dirname "$2")" && pwd)/$(basename "$2")
 FIX=$(pwd)/tests/fixtures
 EXP=$(pwd)/tests/expected
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/numab-check.XXXXXX")
-trap 'rm -rf "$TMP"' EXIT INT TERM
+. "$(dirname "$0")/knobs.sh"
+# tracefs mounted and NUMA balancing on for the live tests: put back on
+# every way out
+trap 'knobs_restore; rm -rf "$TMP"' EXIT
+trap 'exit 130' INT TERM
 chmod 755 "$TMP"
 n=0; failed=0; skipped=0
 
@@ -50,6 +54,7 @@ done < "$TMP/unit"
 
 . "$(dirname "$0")/cli.sh"
 . "$(dirname "$0")/cli-conventions.sh"
+. "$(dirname "$0")/cli-outputs.sh"
 
 echo "1..$n"
 echo "$((n - failed - skipped)) passed, $failed failed, $skipped skipped"

@@ -25,9 +25,9 @@ t "status -J patched: golden" eval 'rc 0 && golden status-patched.json'
 nx "$P" status -r
 t "status: the promo_backoff skip counter" has "^numa_vma_skip_promo_backoff 31$"
 nx "$U" status
-t "status unpatched: one line says what is missing" eval 'rc 0 && lines 1 err && has "numab series" err && has "filter_sysctls 0/5"'
+t "status unpatched: one line says what is missing" eval 'rc 0 && lines 1 err && has "numab series" err && has "filter_sysctls  *0/5"'
 nx "$N" status
-t "status without NUMA: one line, still prints support" eval 'rc 0 && lines 1 err && has CONFIG_NUMA err && has "numa_balancing unsupported"'
+t "status without NUMA: one line, still prints support" eval 'rc 0 && lines 1 err && has CONFIG_NUMA err && has "numa_balancing  *unsupported"'
 nx "$S" status -r -n -o NODE,CPUS,TIER,CLASS
 t "status single node: one fast node" eval 'rc 0 && has "^0 true 4 fast$" && hasnt "^1 "'
 nx "$M" status -r
@@ -318,11 +318,13 @@ t "run --global on a kernel with per-process filters: the old behaviour, numa_fi
 rm -f "$R/proc/4242/numa_filters"; mkdir "$R/proc/4242/numa_filters"
 nx "$R" run -f pid=1 -- touch "$TMP/ran"
 t "run per-process: a failed write stops before CMD" eval '[ "$(cat "$TMP/rc")" != 0 ] && [ ! -e "$TMP/ran" ] && has numa_filters err'
-for fx in patched unpatched-6.12; do
-	R=$(copy $fx)
-	nx "$R" run -f pid=1 --legacy -- touch "$TMP/ran"
-	t "run on $fx (no numa_filters): exit 7, says what is missing and that --global changes every process" eval 'rc 7 && lines 1 err && has "proc/self/numa_filters not found" err && has "run --global" err && has "every process" err && [ ! -e "$TMP/ran" ] && [ ! -e "$R/run/numabctl.lock" ]'
-done
+R=$(copy patched)
+nx "$R" run -f pid=1 --legacy -- touch "$TMP/ran"
+t "run on patched (no numa_filters): exit 7, says what is missing and that --global changes every process" eval 'rc 7 && lines 1 err && has "proc/self/numa_filters not found" err && has "run --global" err && has "every process" err && [ ! -e "$TMP/ran" ] && [ ! -e "$R/run/numabctl.lock" ]'
+R=$(copy unpatched-6.12)
+nx "$R" run -f pid=1 --legacy -- touch "$TMP/ran"
+t "run on unpatched-6.12 (no numa_filters, no sysctls): exit 7, the kernel lacks the series, no --global suggested" eval 'rc 7 && lines 1 err && has "proc/self/numa_filters not found" err && has "lacks the numab series" err && hasnt "run --global" err && [ ! -e "$TMP/ran" ] && [ ! -e "$R/run/numabctl.lock" ]'
+
 R=$(copy patched)
 nx "$R" run --global -f pid=1 -- cat "$R/proc/sys/kernel/numa_balancing_filter_pid"
 t "run --global on a kernel without numa_filters: still works" eval 'rc 0 && [ "$(cat "$TMP/out")" = 1 ] && sysctl_is "$R" pid 2'
@@ -373,8 +375,6 @@ if command -v python3 > /dev/null; then
 else
 	skip "report -J: process_filters and overrides" "python3 not installed"
 fi
-nx "$P" report 4242 -d 0 --no-trace
-t "report on a kernel without per-process filters: overrides absent, sources unknown" eval 'rc 0 && has "^pid  *absent  *- unknown  *2$"'
 
 # --- trace ---------------------------------------------------------------------
 TR=$FIX/trace-4242.txt
@@ -390,7 +390,10 @@ grep -v sched_move "$TR" | sed 's/reason=scan_delay/reason=promo_backoff/; s/rea
 nx "$P" trace 4242 -i "$TMP/tr2" -r -n -o START,REASON,COUNT
 t "trace: promo_backoff and pid_inactive_promo_only counted per VMA" eval 'rc 0 && has "^7f3a50000000 promo_backoff 1$" && has "^7f3a00000000 pid_inactive_promo_only 1$"'
 nx "$N" trace 4242 -d 0.1
-t "trace without the tracepoint: exit 4, says what is missing" eval 'rc 4 && has sched_skip_vma_numa err'
+t "trace without tracefs in the tree: exit 4, says it is not mounted" eval 'rc 4 && has "tracefs is not mounted" err'
+R=$(copy patched); rm -rf "$R/sys/kernel/tracing/events/sched/sched_skip_vma_numa"
+nx "$R" trace 4242 -d 0.1
+t "trace without the tracepoint: exit 4, says what is missing" eval 'rc 4 && has "lacks the sched_skip_vma_numa tracepoint" err'
 nx "$P" trace 4242 -d 0.1
 t "trace where tracefs has no instances: exit 4" rc 4
 nx "$P" trace 4243 -i "$TR"
@@ -507,7 +510,11 @@ if [ -e /proc/self/numa_filters ]; then
 	t "live: filter --pid of the test shell" eval 'rc 0 && lines 5'
 else
 	"$BIN" run -f pid=skip -- touch "$TMP/ran" > "$TMP/out" 2> "$TMP/err"; echo $? > "$TMP/rc"
-	t "live: run on a kernel without numa_filters: exit 7, CMD not run" eval 'rc 7 && [ ! -e "$TMP/ran" ] && has "run --global" err'
+	if [ -e /proc/sys/kernel/numa_balancing_filter_pid ]; then
+		t "live: run on a kernel without numa_filters: exit 7, CMD not run, --global suggested" eval 'rc 7 && [ ! -e "$TMP/ran" ] && has "run --global" err'
+	else
+		t "live: run on a kernel without the numab series: exit 7, CMD not run, says the kernel lacks it" eval 'rc 7 && [ ! -e "$TMP/ran" ] && has "lacks the numab series" err && hasnt "run --global" err'
+	fi
 	"$BIN" filter --pid $$ > "$TMP/out" 2> "$TMP/err"; echo $? > "$TMP/rc"
 	t "live: filter --pid on a kernel without numa_filters: exit 7" eval 'rc 7 && has "no per-process filter overrides" err'
 fi

@@ -54,6 +54,19 @@ vg "run without numa_filters" "$BIN" --sysroot "$FIX/patched" run -f pid=1 -- tr
 vg "report -J with overrides" "$BIN" --sysroot "$PP" report 4242 -d 0 -J --no-trace
 vg "vmas of several PIDs with their filters" "$BIN" --sysroot "$PP" vmas 4242 4243
 vg "vmas -J of several PIDs with their filters" "$BIN" --sysroot "$PP" vmas -J 4242 4243
+# output files written through (a symlink, a FIFO with its reader), a
+# saved trace that is none, vmas -p, --numa-vmas with its filters
+ln -s report.txt "$PP/link"
+vg "report -w through a symlink" "$BIN" --sysroot "$FIX/patched" report 4242 -d 0 --no-trace -w "$PP/link"
+mkfifo "$PP/fifo"
+( timeout 60 cat "$PP/fifo" > /dev/null ) &
+vg "filter --save to a FIFO" timeout 60 "$BIN" --sysroot "$FIX/patched" filter --save "$PP/fifo"
+wait
+printf 'root:x:0:0::/root:/bin/sh\n' > "$PP/notatrace"
+vg "trace -i of a file that is no trace" "$BIN" --sysroot "$FIX/patched" trace 4242 -i "$PP/notatrace"
+vg "vmas -p PID and a pattern" "$BIN" --sysroot "$FIX/patched" vmas -p 4242 -p nomatch
+vg "vmas --numa-vmas --stranded --min-size" "$BIN" --sysroot "$FIX/patched" vmas --numa-vmas --stranded --min-size 1M 4242
+vg "status -o with an unknown column" "$BIN" --sysroot "$FIX/patched" status -o NODE,BOGUS
 echo "1..$n"
 echo "$((n - failed)) passed, $failed failed, 0 skipped"
 [ $failed -eq 0 ]
