@@ -21,13 +21,14 @@ comma := ,
 HOST_ONLY = $(if $(T),$(if $(filter-out host numabctl,$(subst $(comma), ,$(T))),,y))
 # the debug kernel is built when the debug category runs (T empty or naming it)
 WANT_DEBUG = $(if $(T),$(filter debug,$(subst $(comma), ,$(T))),y)
-# the stock kernel when the stock category runs (T empty or naming it) and
-# TESTS, if given, picks its unit (stock/stock-compare)
-WANT_STOCK = $(if $(if $(T),$(filter stock,$(subst $(comma), ,$(T))),y),$(if \
-	$(TESTS),$(strip $(foreach p,$(TESTS),$(findstring $(p),stock/stock-compare))),y))
+# the stock kernel when the stock or servers category runs (T empty or
+# naming one) and TESTS, if given, picks a unit that boots it
+# (stock/stock-compare, servers/real-postgres)
+WANT_STOCK = $(if $(if $(T),$(filter stock servers,$(subst $(comma), ,$(T))),y),$(if \
+	$(TESTS),$(strip $(foreach p,$(TESTS),$(findstring $(p),stock/stock-compare servers/real-postgres))),y))
 
 .PHONY: all help deps kernel kernel-debug kernel-stock kernel-tree guest numabctl \
-	check check-host vm shell demo bench series-import series-export \
+	check check-host vm shell demo bench servers series-import series-export \
 	series-status series-post clean distclean
 
 all: kernel guest numabctl
@@ -37,7 +38,10 @@ help:
 	@echo '  make demo          the stranding and its fix side by side in the tiered'
 	@echo '                     testbed, legacy vs numab filters (QUICK=1: short run)'
 	@echo '  make check         build everything, run host and VM tests'
-	@echo '                     (T=host,numabctl,testbed,series,tools,runner,stock  TESTS=pattern)'
+	@echo '                     (T=host,numabctl,testbed,series,tools,runner,stock,servers  TESTS=pattern)'
+	@echo '  make servers       PostgreSQL, Redis and memcached from Debian on the slow'
+	@echo '                     tier: stock vs legacy vs numab, into build/servers'
+	@echo '                     (SERVERS=postgres MODES=move CONFIGS=stock,numab SECONDS=90)'
 	@echo '  make bench         legacy vs numab benchmarks into build/bench'
 	@echo '                     (B="P1 P5" a subset, QUICK=1 the short CI pass)'
 	@echo '  make deps          install what is missing (apt-get)'
@@ -95,6 +99,15 @@ shell: kernel guest numabctl
 # make demo QUICK=1    the short demo CI runs (scripts/demo --quick)
 demo: deps kernel guest numabctl
 	@scripts/demo $(if $(QUICK),--quick)
+
+# make servers SERVERS=postgres,redis MODES=move,fill CONFIGS=stock,legacy,numab,side
+SERVERS ?=
+MODES ?=
+CONFIGS ?=
+SECONDS ?=
+servers: kernel kernel-stock guest numabctl
+	@scripts/servers $(if $(SERVERS),--servers $(SERVERS)) $(if $(MODES),--modes $(MODES)) \
+		$(if $(CONFIGS),--configs $(CONFIGS)) $(if $(SECONDS),--seconds $(SECONDS))
 
 # make bench B="P1 P5" QUICK=1    (scripts/bench --help)
 B ?=
