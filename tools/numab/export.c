@@ -475,8 +475,8 @@ static int check_dir(const char *dir)
 		int e = errno;
 
 		nx_warn("--textfile-directory %s: %s%s", dir, strerror(e), e == ENOENT ?
-			": create it, or give the directory of node_exporter's "
-			"--collector.textfile.directory" : "");
+			": create it, or give the directory of node_exporter's textfile "
+			"collector (its --collector.textfile.directory)" : "");
 		return e == EACCES ? NX_EPERM : NX_ERUNTIME;
 	}
 	if (!S_ISDIR(st.st_mode)) {
@@ -502,8 +502,8 @@ static void export_usage(FILE *out)
 	      "once, for node_exporter's textfile collector: run it from a timer.\n"
 	      "Without PID or -p, every process is read; those that exit meanwhile\n"
 	      "are counted, not an error.\n\n"
-	      "      --textfile-directory DIR  write DIR/" EXPORT_FILE " (node_exporter's\n"
-	      "                      --collector.textfile.directory), atomically\n"
+	      "      --textfile-directory DIR  write DIR/" EXPORT_FILE " atomically (DIR:\n"
+	      "                      node_exporter's collector.textfile.directory)\n"
 	      "  -w, --write FILE    write FILE atomically ('-': standard output, the\n"
 	      "                      default)\n"
 	      "  -t, --top N         the N processes with the most slow-tier memory get\n"
