@@ -35,6 +35,7 @@ struct proc {
 	size_t comm_len;
 	int backend;
 	uint64_t fast, slow, stranded;
+	bool have_state;	/* scan state: verdicts (else residency only) */
 	bool have_seq;
 	uint64_t scan_seq;
 	bool have_pf;		/* its numa_filters was read */
@@ -225,6 +226,7 @@ static int read_proc(struct export *e, pid_t pid, const struct nx_topo *topo,
 	read_comm(pid, p);
 	p->backend = l.backend;
 	nx_vmlist_totals(&l, &p->fast, &p->slow, &p->stranded);
+	p->have_state = l.have_numab;
 	p->have_seq = l.have_numab && (l.mm.have & MM_HAVE_SEQ);
 	p->scan_seq = l.mm.scan_seq;
 	for (size_t i = 0; i < l.n && !r; i++)
@@ -341,10 +343,16 @@ static void proc_metrics(FILE *out, const struct export *e, size_t top)
 		proc_labels(out, "numab_process_memory_bytes", &e->p[i]);
 		fprintf(out, ",tier=\"slow\"} %llu\n", (unsigned long long)e->p[i].slow);
 	}
-	family(out, "numab_process_stranded_memory_bytes", "gauge",
-	       "Slow-tier memory of the process in VMAs numabctl judges stranded: "
-	       "the scanner does not promote it (numabctl vmas --stranded).");
+	any = false;
 	for (size_t i = 0; i < n; i++) {
+		if (!e->p[i].have_state)
+			continue;	/* residency only: no verdict, not 0 */
+		if (!any)
+			family(out, "numab_process_stranded_memory_bytes", "gauge",
+			       "Slow-tier memory of the process in VMAs numabctl judges "
+			       "stranded: the scanner does not promote it (numabctl vmas "
+			       "--stranded).");
+		any = true;
 		proc_labels(out, "numab_process_stranded_memory_bytes", &e->p[i]);
 		fprintf(out, "} %llu\n", (unsigned long long)e->p[i].stranded);
 	}
