@@ -13,15 +13,8 @@
 # by a test).
 . "$(dirname "$0")/../../scripts/lib.sh"
 tmp=$(mktemp -d)
-n=0 bad=0 installed=0
-t() { # t NAME STATUS [diagnostic file or text]
-	n=$((n + 1))
-	if [ "$2" = 0 ]; then echo "ok $n $1"; else
-		echo "not ok $n $1"; bad=1
-		if [ -f "${3:-}" ]; then sed 's/^/# /' "$3"; elif [ -n "${3:-}" ]; then echo "# $3"; fi
-	fi
-}
-skip_all() { echo "1..0 # SKIP $1"; exit 0; }
+. "$NUMAB_ROOT/tests/lib/tap.sh"
+installed=0
 cleanup() {
 	[ $installed = 1 ] && dpkg -P numabctl >/dev/null 2>&1
 	rm -rf "$tmp"

@@ -21,15 +21,8 @@
 nx=${NUMABCTL:-$NUMAB_ROOT/tools/numab/numabctl}
 rules=$NUMAB_ROOT/tools/numab/prometheus
 tmp=$(mktemp -d)
-n=0 bad=0 pids=()
-t() { # t NAME STATUS [diagnostic file or text]
-	n=$((n + 1))
-	if [ "$2" = 0 ]; then echo "ok $n $1"; else
-		echo "not ok $n $1"; bad=1
-		if [ -f "${3:-}" ]; then sed 's/^/# /' "$3" | tail -n 40; elif [ -n "${3:-}" ]; then echo "# $3"; fi
-	fi
-}
-skip_all() { echo "1..0 # SKIP $1"; exit 0; }
+. "$NUMAB_ROOT/tests/lib/tap.sh"
+TAP_DIAG_LINES=40 pids=()
 cleanup() {
 	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
 	for p in "${pids[@]}"; do

@@ -124,6 +124,15 @@ static void family(FILE *out, const char *name, const char *type, const char *he
 	fprintf(out, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
+/* family() before the first sample only: a family without one is left out */
+static void family_once(FILE *out, bool *said, const char *name, const char *type,
+			const char *help)
+{
+	if (!*said)
+		family(out, name, type, help);
+	*said = true;
+}
+
 /* NAME{pid="..",comm="..",backend=".." (the caller ends the label set) */
 static void proc_labels(FILE *out, const char *name, const struct proc *p)
 {
@@ -282,11 +291,9 @@ static void host_metrics(FILE *out, const struct nx_topo *topo, long mode)
 	for (int i = 0; i < NX_NFILTERS; i++) {
 		if (fs.val[i] < 0)
 			continue;	/* absent (a kernel without the series) or unreadable */
-		if (!any)
-			family(out, "numab_filter_setting", "gauge",
-			       "kernel.numa_balancing_filter_<filter> (numab series): "
-			       "0 off, 1 skip or on, 2 tier.");
-		any = true;
+		family_once(out, &any, "numab_filter_setting", "gauge",
+			    "kernel.numa_balancing_filter_<filter> (numab series): "
+			    "0 off, 1 skip or on, 2 tier.");
 		fprintf(out, "numab_filter_setting{filter=\"%s\"} %d\n", nx_filters[i].name,
 			fs.val[i]);
 	}
@@ -347,12 +354,10 @@ static void proc_metrics(FILE *out, const struct export *e, size_t top)
 	for (size_t i = 0; i < n; i++) {
 		if (!e->p[i].have_state)
 			continue;	/* residency only: no verdict, not 0 */
-		if (!any)
-			family(out, "numab_process_stranded_memory_bytes", "gauge",
-			       "Slow-tier memory of the process in VMAs numabctl judges "
-			       "stranded: the scanner does not promote it (numabctl vmas "
-			       "--stranded).");
-		any = true;
+		family_once(out, &any, "numab_process_stranded_memory_bytes", "gauge",
+			    "Slow-tier memory of the process in VMAs numabctl judges "
+			    "stranded: the scanner does not promote it (numabctl vmas "
+			    "--stranded).");
 		proc_labels(out, "numab_process_stranded_memory_bytes", &e->p[i]);
 		fprintf(out, "} %llu\n", (unsigned long long)e->p[i].stranded);
 	}
@@ -361,12 +366,10 @@ static void proc_metrics(FILE *out, const struct export *e, size_t top)
 		for (size_t k = 0; k < e->p[i].nparts; k++) {
 			const struct slow_part *sp = &e->p[i].parts[k];
 
-			if (!any)
-				family(out, "numab_process_slow_memory_bytes", "gauge",
-				       "Slow-tier memory of the process by the verdict on its "
-				       "VMAs (ok, stranded, skipped, unscanned, unknown) and the "
-				       "filter that holds them (pid, shared_ro, ..., none).");
-			any = true;
+			family_once(out, &any, "numab_process_slow_memory_bytes", "gauge",
+				    "Slow-tier memory of the process by the verdict on its "
+				    "VMAs (ok, stranded, skipped, unscanned, unknown) and the "
+				    "filter that holds them (pid, shared_ro, ..., none).");
 			proc_labels(out, "numab_process_slow_memory_bytes", &e->p[i]);
 			fprintf(out, ",verdict=\"%s\",filter=\"", sp->verdict);
 			nx_prom_label_value(out, sp->holder, strlen(sp->holder));
@@ -376,11 +379,9 @@ static void proc_metrics(FILE *out, const struct export *e, size_t top)
 	for (size_t i = 0; i < n; i++) {
 		if (!e->p[i].have_seq)
 			continue;
-		if (!any)
-			family(out, "numab_process_scan_sequences_total", "counter",
-			       "Scan sequences of the process's address space "
-			       "(mm->numa_scan_seq).");
-		any = true;
+		family_once(out, &any, "numab_process_scan_sequences_total", "counter",
+			    "Scan sequences of the process's address space "
+			    "(mm->numa_scan_seq).");
 		proc_labels(out, "numab_process_scan_sequences_total", &e->p[i]);
 		fprintf(out, "} %llu\n", (unsigned long long)e->p[i].scan_seq);
 	}
@@ -393,11 +394,9 @@ static void proc_metrics(FILE *out, const struct export *e, size_t top)
 			continue;
 		for (int k = 0; k < NX_NFILTERS; k++)
 			count += (p->pf.have >> k & 1) && p->pf.val[k] != NX_FILTER_INHERIT;
-		if (!any)
-			family(out, "numab_process_filter_overrides", "gauge",
-			       "Filters the process overrides (/proc/PID/numa_filters), "
-			       "0 when it follows the system's.");
-		any = true;
+		family_once(out, &any, "numab_process_filter_overrides", "gauge",
+			    "Filters the process overrides (/proc/PID/numa_filters), "
+			    "0 when it follows the system's.");
 		proc_labels(out, "numab_process_filter_overrides", p);
 		fprintf(out, "} %d\n", count);
 	}
@@ -408,11 +407,9 @@ static void proc_metrics(FILE *out, const struct export *e, size_t top)
 		for (int k = 0; p->have_pf && k < NX_NFILTERS; k++) {
 			if (!(p->pf.have >> k & 1) || p->pf.val[k] == NX_FILTER_INHERIT)
 				continue;
-			if (!any)
-				family(out, "numab_process_filter_override", "gauge",
-				       "A filter the process overrides, and its value "
-				       "(as numab_filter_setting).");
-			any = true;
+			family_once(out, &any, "numab_process_filter_override", "gauge",
+				    "A filter the process overrides, and its value "
+				    "(as numab_filter_setting).");
 			proc_labels(out, "numab_process_filter_override", p);
 			fprintf(out, ",filter=\"%s\"} %d\n", nx_filters[k].name, p->pf.val[k]);
 		}
@@ -533,8 +530,7 @@ int cmd_export(int argc, char **argv)
 		{ "textfile-directory", required_argument, NULL, 'D' },
 		{ "write", required_argument, NULL, 'w' },
 		{ "top", required_argument, NULL, 't' },
-		{ "process", required_argument, NULL, 'p' },
-		{ "stale", required_argument, NULL, 'T' },
+		NX_PROCESS_LONGOPTS,
 		{ "backend", required_argument, NULL, 0x1B0 },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -566,9 +562,8 @@ int cmd_export(int argc, char **argv)
 			pats[npats++] = optarg;
 			break;
 		case 'T':
-			if (nx_parse_u64(optarg, strlen(optarg), 10, &stale) || stale > 1u << 30)
-				return nx_usage_error("invalid --stale '%s': a number of scan "
-						      "sequences up to 2^30", optarg);
+			if (nx_parse_stale(optarg, &stale))
+				return NX_EUSAGE;
 			break;
 		case 0x1B0:
 			if (nx_backend_opt_set(c, optarg))

@@ -324,6 +324,12 @@ void nx_pidlist_free(struct nx_pidlist *pl);
  * result is NX_OK.  A pattern without a match: NX_ENOPROC.
  */
 int nx_match_processes(const char *pat, struct nx_pidlist *pl, unsigned long *ndenied);
+/* vmas and export: -p PATTERN and --stale N */
+#define NX_PROCESS_LONGOPTS \
+	{ "process",	required_argument, NULL, 'p' }, \
+	{ "stale",	required_argument, NULL, 'T' }
+/* --stale N into @stale: 0, or the exit code of the usage error */
+int nx_parse_stale(const char *arg, uint64_t *stale);
 
 /* shmem.c: vma_policy_mof() of this kernel for shmem without a policy */
 enum {

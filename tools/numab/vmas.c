@@ -523,8 +523,7 @@ int cmd_vmas(int argc, char **argv)
 		NX_COMMON_LONGOPTS,
 		{ "stranded", no_argument, NULL, 's' },
 		{ "min-size", required_argument, NULL, 'm' },
-		{ "stale", required_argument, NULL, 'T' },
-		{ "process", required_argument, NULL, 'p' },
+		NX_PROCESS_LONGOPTS,
 		{ "per-node", no_argument, NULL, 'N' },
 		{ "nonzero", no_argument, NULL, 'z' },
 		NX_BACKEND_LONGOPTS,
@@ -571,9 +570,8 @@ int cmd_vmas(int argc, char **argv)
 				sort_key = 0;
 			break;
 		case 'T':
-			if (nx_parse_u64(optarg, strlen(optarg), 10, &stale) || stale > 1u << 30)
-				return nx_usage_error("invalid --stale '%s': a number of scan "
-						      "sequences up to 2^30", optarg);
+			if (nx_parse_stale(optarg, &stale))
+				return NX_EUSAGE;
 			break;
 		case NX_BACKEND_OPTS:
 			if (nx_backend_opt_set(c, optarg))

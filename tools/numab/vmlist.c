@@ -668,6 +668,14 @@ void nx_pidlist_free(struct nx_pidlist *pl)
 	pl->n = pl->cap = 0;
 }
 
+int nx_parse_stale(const char *arg, uint64_t *stale)
+{
+	if (nx_parse_u64(arg, strlen(arg), 10, stale) || *stale > 1u << 30)
+		return nx_usage_error("invalid --stale '%s': a number of scan sequences "
+				      "up to 2^30", arg);
+	return 0;
+}
+
 int nx_match_processes(const char *pat, struct nx_pidlist *pl, unsigned long *ndenied)
 {
 	char path[4096], comm[64], maps[2];

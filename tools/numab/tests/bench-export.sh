@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # Benchmark (not a timed test): one 'numabctl export' of a host with P
 # processes (default 200) holding V VMAs in all (default 100000): P
-# copies of a small program (comm nxbench), each with V/P VMAs of one
-# touched page and the PROT_NONE gaps between them.  Each command runs
+# copies of tests/many.c (comm nxbench), each with V/P VMAs in all: one-page
+# mappings and the PROT_NONE gaps between them.  Each command runs
 # RUNS times (default 5), interleaved, its output to /dev/null; printed:
 # the median wall time and CPU time (user + system, from wait4) of the
 # export of those processes (-p) with the scan state from the BPF backend
@@ -18,40 +18,8 @@ pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done; wait 2>/dev/null; rm -rf "$TMP"; }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
-cat > "$TMP/nxbench.c" <<'EOF'
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
-/* at least V VMAs in all: (V - the VMAs it has) / 2 one-page mappings, every other one
- * written, with PROT_NONE gaps; then "ready" and sleep */
-int main(int argc, char **argv)
-{
-	long want = atol(argv[1]), pg = sysconf(_SC_PAGESIZE), have = 0, n;
-	char line[512], *b;
-	FILE *f = fopen("/proc/self/maps", "r");
-
-	while (f && fgets(line, sizeof(line), f))
-		have++;
-	if (f)
-		fclose(f);
-	n = (want - have) / 2;
-	if (n < 1)
-		n = 1;
-	b = mmap(NULL, (2 * n + 1) * pg, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	for (long i = 0; i < n && b != MAP_FAILED; i++) {
-		mprotect(b + (2 * i + 1) * pg, pg, i % 2 ? PROT_READ : PROT_READ | PROT_WRITE);
-		if (!(i % 2))
-			b[(2 * i + 1) * pg] = 1;
-	}
-	printf("ready\n");
-	fflush(stdout);
-	pause();
-	return 0;
-}
-EOF
-cc -O2 -o "$TMP/nxbench" "$TMP/nxbench.c" || exit 1
+# tests/many.c, named nxbench (its comm)
+cc -O2 -o "$TMP/nxbench" "$(dirname "$0")/many.c" || exit 1
 for i in $(seq 1 "$P"); do
 	"$TMP/nxbench" $((V / P)) > "$TMP/ready.$i" &
 	pids+=($!)
