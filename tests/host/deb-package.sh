@@ -5,7 +5,8 @@
 # numabctl binary package from a copy of the tree; lintian reports no
 # error; it has the binary with its BPF backend, the man page, the bash
 # completion, the numabctl-export service and timer and the example
-# alerting rules; dpkg -i installs it without enabling or starting the
+# alerting rules (make install in that tree installs the units too, for
+# its prefix); dpkg -i installs it without enabling or starting the
 # timer; the installed numabctl runs (status, export); dpkg -r removes
 # it and dpkg -P purges it, leaving none of its files. The package is
 # removed on every way out. Skips, saying why, without root, the build
@@ -74,6 +75,14 @@ t "the package has the binary, man page, completion, units and example rules" \
 grep -q "ExecStart=/usr/sbin/numabctl export --textfile-directory" \
 	<(dpkg-deb --fsys-tarfile "$deb" | tar -xOf - ./lib/systemd/system/numabctl-export.service)
 t "the service runs /usr/sbin/numabctl export" $?
+
+# make install from the built tree: the units too, for its prefix
+make -s -C "$src/tools/numab" install DESTDIR="$tmp/mi" prefix=/usr/local >"$tmp/mi.log" 2>&1 &&
+	[ -f "$tmp/mi/usr/local/lib/systemd/system/numabctl-export.timer" ] &&
+	grep -q "^ExecStart=/usr/local/sbin/numabctl export " \
+		"$tmp/mi/usr/local/lib/systemd/system/numabctl-export.service" &&
+	[ -f "$tmp/mi/usr/local/share/doc/numabctl/examples/numab-alerts.yml" ]
+t "make install puts the service (ExecStart in its bindir) and timer in \$(prefix)/lib/systemd/system" $? "$tmp/mi.log"
 
 installed=1
 dpkg -i "$deb" >"$tmp/install" 2>&1
