@@ -28,6 +28,8 @@ nx "$U" export
 t "export: stock 6.12 without BPF (--sysroot): residency only, backend none, verdicts unknown (golden)" eval 'rc 0 && stable && golden export-unpatched.prom && has "backend=\"none\",verdict=\"unknown\",filter=\"unknown\"" && hasnt "numab_filter_setting" && hasnt "scan_sequences" && hasnt "^numab_process_stranded"'
 nx "$FIX/per-process" export
 t "export: per-process overrides counted and named" eval 'rc 0 && has "^numab_process_filter_overrides{pid=\"4242\",comm=\"[^\"]*\",backend=\"numa_vmas\"} [1-5]$" && has "^numab_process_filter_override{pid=\"4242\",.*,filter=\"pid\"} [0-2]$"'
+"$BIN" --sysroot "$P" export 4242 2> "$TMP/err" | grep "^numab_process" > "$TMP/out"
+t "man page: the export example is current output" doc_example "numabctl export 4242 | grep ^numab_process"
 nx "$P" export --top 0
 t "export --top 0: host metrics only" eval 'rc 0 && hasnt "^numab_process_" && has "^numab_stranded_memory_bytes 134299648$"'
 
