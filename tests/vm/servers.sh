@@ -35,6 +35,9 @@
 #                 (default 16); memcached: worker threads (-t, default 16);
 #                 Redis: I/O threads (--io-threads, default 1: none)
 #   -w SEC        warm-up with the client before the move (default 20)
+#   -t DIR        PostgreSQL: copy this data directory (initdb and pgbench
+#                 -i done, its scale in DIR/numab-scale) instead of making
+#                 one here (scripts/servers makes it on the host)
 #   -l LABEL      label of every output line (default SERVER)
 #
 # PostgreSQL: pgbench -S (select-only) with -c connections. Redis: 90% GET
@@ -54,9 +57,10 @@
 # bounded, and the servers are stopped on every exit.
 set -u
 
-mode=move filters=none seconds=60 size=320 conns= side=0 label= warm=20
-while getopts "m:F:T:s:c:l:w:2" o; do
+mode=move filters=none seconds=60 size=320 conns= side=0 label= warm=20 template=
+while getopts "m:F:T:s:c:l:w:t:2" o; do
 	case "$o" in
+	t) template=$OPTARG ;;
 	m) mode=$OPTARG ;;
 	F) filters=$OPTARG ;;
 	T) seconds=$OPTARG ;;
@@ -122,10 +126,22 @@ start_postgres() { # start_postgres INSTANCE [PREFIX...]
 	shift
 	dir=$D/pg-$inst p=$(port "$inst" 5432)
 	rm -rf "$dir"
-	mkdir -p "$dir"
-	chown postgres "$dir"
-	pg "$PGBIN/initdb" -D "$dir" -A trust --no-sync -E UTF8 --locale=C \
-		>"$D/initdb-$inst.log" 2>&1 || fail "initdb of postgres $inst"
+	# pgbench_accounts and its index about fill shared_buffers: scale 1
+	# is 100000 rows, about 15 MiB of table and index
+	scale=$((size / 16))
+	if [ -n "$template" ]; then
+		# a data directory that scripts/servers made on the host with the
+		# same binaries (initdb and pgbench -i there take seconds, here
+		# minutes)
+		[ -s "$template/PG_VERSION" ] || fail "no PostgreSQL data directory in $template"
+		cp -a "$template" "$dir" || fail "cp -a $template"
+		scale=$(cat "$template/numab-scale" 2>/dev/null || echo "$scale")
+	else
+		mkdir -p "$dir"
+		chown postgres "$dir"
+		pg "$PGBIN/initdb" -D "$dir" -A trust --no-sync -E UTF8 --locale=C \
+			>"$D/initdb-$inst.log" 2>&1 || fail "initdb of postgres $inst"
+	fi
 	cat >>"$dir/postgresql.conf" <<EOF
 port = $p
 listen_addresses = '127.0.0.1'
@@ -142,15 +158,14 @@ checkpoint_timeout = 30min
 EOF
 	"$@" runuser -u postgres -- "$PGBIN/pg_ctl" -D "$dir" -l "$D/postgres-$inst.log" \
 		-w -t 120 start >/dev/null 2>&1 || fail "postgres $inst did not start"
-	# pgbench_accounts and its index about fill shared_buffers: scale 1
-	# is 100000 rows, about 15 MiB of table and index
-	scale=$((size / 16))
-	pg "$PGBIN/pgbench" -h /tmp -p "$p" -i -I dtGp -s "$scale" -q postgres \
-		>"$D/pgbench-init-$inst.log" 2>&1 || fail "pgbench -i of postgres $inst"
+	if [ -z "$template" ]; then
+		pg "$PGBIN/pgbench" -h /tmp -p "$p" -i -I dtGp -s "$scale" -q postgres \
+			>"$D/pgbench-init-$inst.log" 2>&1 || fail "pgbench -i of postgres $inst"
+	fi
 	# the prewarming backend stays connected, asleep, with all of
 	# shared_buffers mapped (a long-lived connection): migratepages moves
 	# the pages a process maps, and this one maps the whole buffer pool
-	pg "$PGBIN/psql" -h /tmp -p "$p" -qAt -c "CREATE EXTENSION pg_prewarm" \
+	pg "$PGBIN/psql" -h /tmp -p "$p" -qAt -c "CREATE EXTENSION IF NOT EXISTS pg_prewarm" \
 		-c "SELECT pg_prewarm('pgbench_accounts') + pg_prewarm('pgbench_accounts_pkey')" \
 		-c "SELECT pg_sleep(100000)" postgres >"$D/prewarm-$inst.out" 2>&1 &
 	bg_pids="$bg_pids $!"
@@ -258,6 +273,7 @@ mc_stat() { memcstat --servers="127.0.0.1:$(port "$1" 11211)" 2>/dev/null | sed 
 # only read (get ratio 1.0)
 mc_window_k() { w=$((size * 1024 * 1024 / 1100 / 32 / 1024)); echo $((w > 0 ? w : 1)); }
 mc_keys() { echo $((32 * $(mc_window_k) * 1024)); }
+mc_filled() { [ "$(mc_stat "$1" curr_items)" -ge "$(mc_keys)" ]; }
 client_memcached() { # started once, before the move: loads, then reads
 	printf 'key\n64 64 1\nvalue\n1000 1000 1\ncmd\n0 0.0\n1 1.0\n' >$D/memaslap.cfg
 	memcaslap -s "127.0.0.1:$(port "$1" 11211)" -T 2 -c 32 -w "$(mc_window_k)k" \
@@ -328,7 +344,7 @@ if [ "$server" = memcached ]; then
 		bg_pids="$bg_pids $!"
 	done
 	for i in $instances; do
-		wait_for 300 test "$(mc_stat "$i" curr_items)" -ge "$(mc_keys)" ||
+		wait_for 300 mc_filled "$i" ||
 			fail "memaslap did not set its $(mc_keys) keys in 300 s ($(mc_stat "$i" curr_items))"
 	done
 	sleep "$warm"

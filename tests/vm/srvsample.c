@@ -1,39 +1,47 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * srvsample: where a real server's memory is, every second, per process
- * and per region, for the real-server scenarios (scripts/servers).
+ * srvsample: where a real server's memory is, and where the memory it
+ * uses is, every second, for the real-server scenarios (tests/vm/servers.sh).
  *
  *   srvsample -l LABEL (-c COMM[,COMM...] | -r PID) [-i SEC] [-d SEC]
  *             [-s STOPFILE] [-P] [-1]
  *
  * Every -i seconds (default 1) until -d seconds (default: until STOPFILE
  * exists or SIGTERM), for every process whose /proc/PID/comm starts with
- * one of the COMMs (PostgreSQL's backends, Redis' BGSAVE child
- * "redis-rdb-bgsave", memcached) or, with -r, for PID and every process
- * descended from it (one server instance of several), it reads
- * /proc/PID/maps and
- * /proc/PID/numa_maps and sums the pages on each node per region:
+ * one of the COMMs or, with -r, for PID and every process descended from
+ * it (one server instance of several), it reads /proc/PID/maps and
+ * /proc/PID/pagemap: the physical page behind each mapped virtual page,
+ * counted once however many processes map it, per region:
  *
  *   shared  shared memory: a shared mapping of anonymous or tmpfs memory
- *           (PostgreSQL's shared_buffers, "/dev/zero (deleted)"; SysV
- *           and POSIX shm; memfd)
+ *           (PostgreSQL's shared_buffers, "/dev/zero (deleted)"; SysV and
+ *           POSIX shm; memfd)
  *   text    the server's program file (/proc/PID/exe), all its mappings
  *   heap    private anonymous memory: [heap], malloc arenas, jemalloc and
  *           slab areas (not stacks)
  *   other   the rest: shared libraries, other files, stacks, vDSO
  *
- * "Fast" is memory on a node of the top tier, "slow" on a lower tier
- * (memory_tiering in sysfs). Pages are what each process has mapped, so a
- * shared page counts once per process that maps it: the shares weigh a
- * page by how many processes use it.
+ * and per node: "fast" is a node of the top memory tier, "slow" one of a
+ * lower tier. With idle page tracking (/sys/kernel/mm/page_idle/bitmap,
+ * CONFIG_IDLE_PAGE_TRACKING) it also tells the pages used since the
+ * previous sample: every sample marks the pages it saw idle, and the next
+ * one counts those the server touched meanwhile (hot). The hot share is
+ * where the memory the server works with is; the mapped share includes
+ * memory that a process mapped once and left (a forked backend's
+ * inherited heap, an idle auxiliary process).
  *
  * Output, one line each (key=value):
- *   SRV_SAMPLE label t n_procs seq_max vmstat deltas since the first
- *     sample (hint_faults pte_updates promote_success numa_pages_migrated
- *     and the numab skip counters that exist)
- *   SRV_REGION label t region fast_kb slow_kb      (all processes)
- *   SRV_PROC label t pid comm seq region fast_kb slow_kb   (with -P)
- * -1: one sample and exit. Exit status 0; 1 on bad usage.
+ *   SRV_SAMPLE label t procs seq_max idle=0|1 and the vmstat deltas
+ *     since the first sample (numa_hint_faults numa_pte_updates
+ *     pgpromote_success numa_pages_migrated and the numab counters that
+ *     exist)
+ *   SRV_REGION label t region fast_kb slow_kb hot_fast_kb hot_slow_kb
+ *     (unique pages of all the processes; hot_* with idle=1 from the
+ *     second sample on)
+ *   SRV_PROC label t pid comm seq region fast_kb slow_kb (with -P; the
+ *     pages this process maps, shared ones counted in each)
+ * -1: one sample and exit. Exit status 0; 1 on bad usage or when
+ * /proc/PID/pagemap gives no page frame numbers (not root).
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -48,12 +56,23 @@
 
 #define MAX_NODES	8
 #define MAX_COMMS	8
+#define PM_PRESENT	(1ULL << 63)
+#define PM_PFN_MASK	((1ULL << 55) - 1)
+#define IDLE_BITMAP	"/sys/kernel/mm/page_idle/bitmap"
 
 enum region { R_SHARED, R_TEXT, R_HEAP, R_OTHER, NREGION };
 static const char *const region_name[NREGION] = { "shared", "text", "heap", "other" };
 
 static int node_fast[MAX_NODES];
 static volatile sig_atomic_t stop;
+
+/* physical pages: node of each memory block, and per-sample bitmaps */
+static unsigned long max_pfn, block_pages;
+static signed char *block_node;		/* per memory block, -1: none */
+static uint64_t *seen;			/* PFNs mapped by the server this sample */
+static uint64_t *idle;			/* the idle bitmap read this sample */
+static unsigned char *pfn_region;	/* region + 1 of a seen PFN */
+static int idle_fd = -1, have_idle;
 
 static void on_term(int sig)
 {
@@ -74,15 +93,72 @@ static void read_tiers(void)
 			top = t;
 	}
 	for (n = 0; n < MAX_NODES; n++)
-		node_fast[n] = node_fast[n] >= 0 && node_fast[n] == top;
+		node_fast[n] = top < 0 || (node_fast[n] >= 0 && node_fast[n] == top);
+}
+
+/* the node of every memory block, from /sys/devices/system/node/nodeN/memoryM */
+static int read_blocks(void)
+{
+	char path[96], buf[64];
+	unsigned long bs, maxb = 0;
+	int n, pass;
+
+	/* block_size_bytes is hexadecimal without 0x */
+	if (nt_read("/sys/devices/system/memory/block_size_bytes", buf, sizeof(buf)) <= 0)
+		return -1;
+	bs = strtoul(buf, NULL, 16);
+	if (!bs)
+		return -1;
+	block_pages = bs / getpagesize();
+	for (pass = 0; pass < 2; pass++) {
+		for (n = 0; n < MAX_NODES; n++) {
+			struct dirent *de;
+			DIR *d;
+
+			snprintf(path, sizeof(path), "/sys/devices/system/node/node%d", n);
+			d = opendir(path);
+			if (!d)
+				continue;
+			while ((de = readdir(d))) {
+				unsigned long b;
+
+				if (strncmp(de->d_name, "memory", 6) || !isdigit((unsigned char)de->d_name[6]))
+					continue;
+				b = strtoul(de->d_name + 6, NULL, 10);
+				if (pass == 0 && b + 1 > maxb)
+					maxb = b + 1;
+				if (pass == 1)
+					block_node[b] = n;
+			}
+			closedir(d);
+		}
+		if (pass == 0) {
+			if (!maxb)
+				return -1;
+			block_node = malloc(maxb);
+			if (!block_node)
+				return -1;
+			memset(block_node, -1, maxb);
+		}
+	}
+	max_pfn = maxb * block_pages;
+	seen = calloc(max_pfn / 64 + 1, sizeof(*seen));
+	idle = calloc(max_pfn / 64 + 1, sizeof(*idle));
+	pfn_region = calloc(max_pfn, 1);
+	return seen && idle && pfn_region ? 0 : -1;
+}
+
+static int pfn_node(unsigned long pfn)
+{
+	return pfn < max_pfn ? block_node[pfn / block_pages] : -1;
 }
 
 struct mapping {
-	unsigned long start;
+	unsigned long start, end;
 	enum region region;
 };
 
-/* the regions of PID's mappings from /proc/PID/maps, by start address */
+/* the regions of PID's mappings from /proc/PID/maps */
 static int read_maps(pid_t pid, const char *exe, struct mapping **out, int *n)
 {
 	char path[64], line[4096];
@@ -119,6 +195,8 @@ static int read_maps(pid_t pid, const char *exe, struct mapping **out, int *n)
 			r = R_HEAP;
 		else
 			r = R_OTHER;
+		if (!strcmp(name, "[vsyscall]"))
+			continue;	/* not in pagemap's range */
 		if (cnt == cap) {
 			struct mapping *nm;
 
@@ -132,6 +210,7 @@ static int read_maps(pid_t pid, const char *exe, struct mapping **out, int *n)
 			m = nm;
 		}
 		m[cnt].start = start;
+		m[cnt].end = end;
 		m[cnt].region = r;
 		cnt++;
 	}
@@ -141,51 +220,70 @@ static int read_maps(pid_t pid, const char *exe, struct mapping **out, int *n)
 	return 0;
 }
 
-/* kB per node and region of PID, from numa_maps joined with maps */
-static int sample_pid(pid_t pid, long long kb[NREGION][MAX_NODES])
+/*
+ * kB per node and region of the pages PID maps, from pagemap; each page
+ * is also marked in seen[] with its region. Returns the number of present
+ * pages, -1 when PID is gone.
+ */
+static long sample_pid(pid_t pid, long long kb[NREGION][MAX_NODES], long *nopfn)
 {
-	char path[64], exe[4096] = "", line[8192];
+	static uint64_t buf[4096];
+	char path[64], exe[4096] = "";
+	long kb_page = getpagesize() / 1024, present = 0;
 	struct mapping *m = NULL;
-	int nm = 0, i = 0;
+	int nm = 0, i, fd;
 	ssize_t len;
-	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/%d/exe", pid);
 	len = readlink(path, exe, sizeof(exe) - 1);
 	exe[len > 0 ? len : 0] = '\0';
 	if (read_maps(pid, exe, &m, &nm))
 		return -1;
-	snprintf(path, sizeof(path), "/proc/%d/numa_maps", pid);
-	f = fopen(path, "re");
-	if (!f) {
+	snprintf(path, sizeof(path), "/proc/%d/pagemap", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
 		free(m);
 		return -1;
 	}
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long start = strtoul(line, NULL, 16), pkb = 4;
-		enum region r = R_OTHER;
-		char *p;
+	for (i = 0; i < nm; i++) {
+		unsigned long va = m[i].start, psz = getpagesize();
 
-		/* both files list the VMAs in address order */
-		while (i < nm && m[i].start < start)
-			i++;
-		if (i < nm && m[i].start == start)
-			r = m[i].region;
-		p = strstr(line, "kernelpagesize_kB=");
-		if (p)
-			pkb = strtoul(p + 18, NULL, 10);
-		for (p = line; (p = strstr(p, " N")); p++) {
-			char *e;
-			long node = strtol(p + 2, &e, 10);
+		while (va < m[i].end) {
+			size_t want = (m[i].end - va) / psz, k;
+			ssize_t got;
 
-			if (*e != '=' || node < 0 || node >= MAX_NODES)
-				continue;
-			kb[r][node] += strtoll(e + 1, NULL, 10) * pkb;
+			if (want > sizeof(buf) / sizeof(buf[0]))
+				want = sizeof(buf) / sizeof(buf[0]);
+			got = pread(fd, buf, want * 8, (off_t)(va / psz) * 8);
+			if (got <= 0)
+				break;
+			for (k = 0; k < (size_t)got / 8; k++) {
+				unsigned long pfn;
+				int node;
+
+				if (!(buf[k] & PM_PRESENT))
+					continue;
+				present++;
+				pfn = buf[k] & PM_PFN_MASK;
+				if (!pfn) {
+					(*nopfn)++;
+					continue;
+				}
+				node = pfn_node(pfn);
+				if (node < 0 || node >= MAX_NODES)
+					continue;
+				kb[m[i].region][node] += kb_page;
+				if (!(seen[pfn / 64] & (1ULL << (pfn % 64)))) {
+					seen[pfn / 64] |= 1ULL << (pfn % 64);
+					pfn_region[pfn] = m[i].region + 1;
+				}
+			}
+			va += (unsigned long)got / 8 * psz;
 		}
 	}
-	fclose(f);
+	close(fd);
 	free(m);
-	return 0;
+	return present;
 }
 
 /* the parent of PID from /proc/PID/stat ("pid (comm) state ppid ..."), or -1 */
@@ -234,6 +332,37 @@ static int comm_matches(pid_t pid, char **comms, int ncomms, pid_t root,
 	return 0;
 }
 
+/*
+ * The idle bitmap for the words that have seen PFNs: bit set = the page
+ * was not accessed since it was marked idle. Returns 0 or -1.
+ */
+static int idle_read(void)
+{
+	unsigned long w, nw = max_pfn / 64 + 1;
+
+	for (w = 0; w < nw; w++) {
+		if (!seen[w])
+			continue;
+		if (pread(idle_fd, &idle[w], 8, (off_t)w * 8) != 8)
+			idle[w] = ~0ULL;	/* not tracked: never counted hot */
+	}
+	return 0;
+}
+
+/*
+ * Mark every seen page idle, for the next sample. A word the kernel
+ * refuses (no pages there) stays untracked: idle_read() then never
+ * counts its pages hot.
+ */
+static void idle_mark(void)
+{
+	unsigned long w, nw = max_pfn / 64 + 1;
+
+	for (w = 0; w < nw; w++)
+		if (seen[w])
+			(void)!pwrite(idle_fd, &seen[w], 8, (off_t)w * 8);
+}
+
 static const char *const counters[] = {
 	"numa_hint_faults", "numa_pte_updates", "pgpromote_success",
 	"numa_pages_migrated", "numa_vma_skip_pid", "numa_vma_skip_shared_ro",
@@ -262,7 +391,7 @@ int main(int argc, char **argv)
 	double interval = 1, duration = 0, t0, next;
 	char *comms[MAX_COMMS], *list = NULL;
 	long long c0[NCOUNTERS], c1[NCOUNTERS];
-	int ncomms = 0, per_proc = 0, once = 0, opt;
+	int ncomms = 0, per_proc = 0, once = 0, opt, nsample = 0;
 	pid_t root = 0;
 
 	while ((opt = getopt(argc, argv, "l:c:r:i:d:s:P1")) != -1) {
@@ -286,19 +415,26 @@ int main(int argc, char **argv)
 	signal(SIGTERM, on_term);
 	signal(SIGINT, on_term);
 	read_tiers();
+	if (read_blocks()) {
+		fprintf(stderr, "srvsample: no memory blocks in /sys/devices/system/node\n");
+		return 1;
+	}
+	idle_fd = open(IDLE_BITMAP, O_RDWR | O_CLOEXEC);
+	have_idle = idle_fd >= 0;
 	read_counters(c0);
 	t0 = nt_now();
 	next = t0;
 	while (!stop) {
-		long long tot[NREGION][MAX_NODES];
+		long long tot[NREGION][2], hot[NREGION][2];
 		double t = nt_now() - t0;
-		long seq_max = -1;
+		long seq_max = -1, nopfn = 0;
 		int nprocs = 0, r, n;
+		unsigned long w;
 		struct dirent *de;
 		unsigned int c;
 		DIR *d;
 
-		memset(tot, 0, sizeof(tot));
+		memset(seen, 0, (max_pfn / 64 + 1) * sizeof(*seen));
 		d = opendir("/proc");
 		while (d && (de = readdir(d))) {
 			long long kb[NREGION][MAX_NODES];
@@ -312,48 +448,74 @@ int main(int argc, char **argv)
 			if (pid == getpid() || !comm_matches(pid, comms, ncomms, root, comm, sizeof(comm)))
 				continue;
 			memset(kb, 0, sizeof(kb));
-			if (sample_pid(pid, kb))
+			if (sample_pid(pid, kb, &nopfn) < 0)
 				continue;	/* exited meanwhile */
 			seq = nt_scan_seq_of(pid);
 			if (seq > seq_max)
 				seq_max = seq;
 			nprocs++;
-			for (r = 0; r < NREGION; r++) {
+			for (r = 0; per_proc && r < NREGION; r++) {
 				long long fast = 0, slow = 0;
 
 				for (n = 0; n < MAX_NODES; n++) {
-					tot[r][n] += kb[r][n];
 					if (node_fast[n])
 						fast += kb[r][n];
 					else
 						slow += kb[r][n];
 				}
-				if (per_proc && fast + slow)
+				if (fast + slow)
 					printf("SRV_PROC label=%s t=%.1f pid=%d comm=%s seq=%ld region=%s fast_kb=%lld slow_kb=%lld\n",
 					       label, t, pid, comm, seq, region_name[r], fast, slow);
 			}
 		}
 		if (d)
 			closedir(d);
+		if (nopfn && !nsample)
+			fprintf(stderr, "srvsample: pagemap shows no page frame numbers: run as root\n");
+		/* unique pages per region and tier, and those used since the last sample */
+		memset(tot, 0, sizeof(tot));
+		memset(hot, 0, sizeof(hot));
+		if (have_idle)
+			idle_read();
+		for (w = 0; w <= max_pfn / 64; w++) {
+			uint64_t bits = seen[w];
+
+			while (bits) {
+				int b = __builtin_ctzll(bits);
+				unsigned long pfn = w * 64 + b;
+				int node = pfn_node(pfn), f;
+
+				bits &= bits - 1;
+				if (node < 0 || node >= MAX_NODES || !pfn_region[pfn])
+					continue;
+				r = pfn_region[pfn] - 1;
+				f = node_fast[node] ? 0 : 1;
+				tot[r][f]++;
+				if (have_idle && nsample && !(idle[w] & (1ULL << b)))
+					hot[r][f]++;
+			}
+		}
+		if (have_idle)
+			idle_mark();
 		read_counters(c1);
-		printf("SRV_SAMPLE label=%s t=%.1f procs=%d seq_max=%ld", label, t, nprocs, seq_max);
+		printf("SRV_SAMPLE label=%s t=%.1f procs=%d seq_max=%ld idle=%d", label, t,
+		       nprocs, seq_max, have_idle && nsample);
 		for (c = 0; c < NCOUNTERS; c++)
 			if (c1[c] >= 0)
 				printf(" %s=%lld", counters[c], c1[c] - c0[c]);
 		printf("\n");
 		for (r = 0; r < NREGION; r++) {
-			long long fast = 0, slow = 0;
+			long kb_page = getpagesize() / 1024;
 
-			for (n = 0; n < MAX_NODES; n++) {
-				if (node_fast[n])
-					fast += tot[r][n];
-				else
-					slow += tot[r][n];
-			}
-			printf("SRV_REGION label=%s t=%.1f region=%s fast_kb=%lld slow_kb=%lld\n",
-			       label, t, region_name[r], fast, slow);
+			printf("SRV_REGION label=%s t=%.1f region=%s fast_kb=%lld slow_kb=%lld",
+			       label, t, region_name[r], tot[r][0] * kb_page, tot[r][1] * kb_page);
+			if (have_idle && nsample)
+				printf(" hot_fast_kb=%lld hot_slow_kb=%lld", hot[r][0] * kb_page,
+				       hot[r][1] * kb_page);
+			printf("\n");
 		}
 		fflush(stdout);
+		nsample++;
 		if (once || (duration > 0 && t >= duration) ||
 		    (stopfile && !access(stopfile, F_OK)))
 			break;

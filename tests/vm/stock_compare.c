@@ -14,12 +14,16 @@
  * For each scenario ONE line on stdout:
  *   STOCK_COMPARE scenario=NAME mode=M pages=N pte_updates=D hint_faults=D
  *     hint_faults_local=D pages_migrated=D promote_success=D seqs=S
- *     reached=R|not_reached seconds=T placed=P stranded=0|1 [timed=1]
+ *     reached=R|not_reached reached_pte=Q|not_reached first_pte=F
+ *     seconds=T placed=P stranded=0|1 [timed=1]
  * numa_pte_updates, numa_hint_faults(_local), numa_pages_migrated and
  * pgpromote_success are /proc/vmstat deltas over the scenario's measured
  * window; seqs the scan sequences (mm->numa_scan_seq) in that window;
  * reached the sequences it took until the scenario's pages were where
- * they belong (node 0) or not_reached at the bound; placed how many of
+ * they belong (node 0) or not_reached at the bound; first_pte the
+ * sequence of the window in which PTEs were first seen marked (-1: none)
+ * and reached_pte the sequences from then to the placement, which leave
+ * out when the scanner first came to the region; placed how many of
  * the N pages were there at the end. The window ends when the placement
  * is reached or at the bound. timed=1 marks a scenario whose workload
  * runs at a rate per second (its counters scale with its seconds).
@@ -146,7 +150,7 @@ struct window {
 	const char *name;
 	int mode, timed;
 	struct nw_vmstat v0;
-	long seq0, reached;
+	long seq0, reached, first_pte;
 	double t0, min_s;
 };
 
@@ -162,6 +166,7 @@ static void window_start(struct window *w, const char *name, int mode,
 	w->name = name;
 	w->mode = mode;
 	w->reached = -1;
+	w->first_pte = -1;
 	w->min_s = min_s;
 	w->timed = 0;
 	nw_vmstat_read(&w->v0);
@@ -202,6 +207,14 @@ static int window_check(struct window *w, long placed, long want)
 	double t;
 
 	window_trace(w, seqs, placed);
+	/* the first check that sees PTEs marked in the window */
+	if (w->first_pte < 0) {
+		struct nw_vmstat v1;
+
+		nw_vmstat_read(&v1);
+		if (v1.pte_updates > w->v0.pte_updates)
+			w->first_pte = seqs;
+	}
 
 	if (placed >= want) {
 		w->reached = seqs;
@@ -214,7 +227,7 @@ static int window_check(struct window *w, long placed, long want)
 static void window_print(struct window *w, long pages, long placed)
 {
 	struct nw_vmstat v1, d;
-	char reached[32];
+	char reached[32], from_pte[32];
 
 	nw_vmstat_read(&v1);
 	nw_vmstat_delta(&w->v0, &v1, &d);
@@ -222,11 +235,16 @@ static void window_print(struct window *w, long pages, long placed)
 		snprintf(reached, sizeof(reached), "%ld", w->reached);
 	else
 		snprintf(reached, sizeof(reached), "not_reached");
-	printf("STOCK_COMPARE scenario=%s mode=%d pages=%ld pte_updates=%lld hint_faults=%lld hint_faults_local=%lld pages_migrated=%lld promote_success=%lld seqs=%ld reached=%s seconds=%.1f placed=%ld stranded=%d%s\n",
+	if (w->reached >= 0 && w->first_pte >= 0)
+		snprintf(from_pte, sizeof(from_pte), "%ld", w->reached - w->first_pte);
+	else
+		snprintf(from_pte, sizeof(from_pte), "not_reached");
+	printf("STOCK_COMPARE scenario=%s mode=%d pages=%ld pte_updates=%lld hint_faults=%lld hint_faults_local=%lld pages_migrated=%lld promote_success=%lld seqs=%ld reached=%s reached_pte=%s first_pte=%ld seconds=%.1f placed=%ld stranded=%d%s\n",
 	       w->name, w->mode, pages, d.pte_updates, d.hint_faults,
 	       d.hint_faults_local, d.pages_migrated, d.promote_success,
-	       nt_scan_seq() - w->seq0, reached, nt_now() - w->t0, placed,
-	       w->reached < 0, w->timed ? " timed=1" : "");
+	       nt_scan_seq() - w->seq0, reached, from_pte, w->first_pte,
+	       nt_now() - w->t0, placed, w->reached < 0,
+	       w->timed ? " timed=1" : "");
 	fflush(stdout);
 }
 
