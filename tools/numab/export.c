@@ -557,9 +557,8 @@ int cmd_export(int argc, char **argv)
 						      "up to 1000000", optarg);
 			break;
 		case 'p':
-			if (npats == sizeof(pats) / sizeof(pats[0]))
-				return nx_usage_error("at most %zu --process patterns", npats);
-			pats[npats++] = optarg;
+			if (nx_add_pattern(pats, &npats, sizeof(pats) / sizeof(pats[0]), optarg))
+				return NX_EUSAGE;
 			break;
 		case 'T':
 			if (nx_parse_stale(optarg, &stale))

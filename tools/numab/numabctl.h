@@ -328,6 +328,8 @@ int nx_match_processes(const char *pat, struct nx_pidlist *pl, unsigned long *nd
 #define NX_PROCESS_LONGOPTS \
 	{ "process",	required_argument, NULL, 'p' }, \
 	{ "stale",	required_argument, NULL, 'T' }
+/* one more -p PATTERN into @pats (room for @max): 0, or the usage error's exit code */
+int nx_add_pattern(const char **pats, size_t *n, size_t max, const char *pat);
 /* --stale N into @stale: 0, or the exit code of the usage error */
 int nx_parse_stale(const char *arg, uint64_t *stale);
 

@@ -548,9 +548,8 @@ int cmd_vmas(int argc, char **argv)
 		case 'N': per_node = true; break;
 		case 'z': vnonzero = true; break;
 		case 'p':
-			if (npats == sizeof(pats) / sizeof(pats[0]))
-				return nx_usage_error("at most %zu --process patterns", npats);
-			pats[npats++] = optarg;
+			if (nx_add_pattern(pats, &npats, sizeof(pats) / sizeof(pats[0]), optarg))
+				return NX_EUSAGE;
 			break;
 		case 'm':
 			if (parse_size(optarg, &min_size))

@@ -668,6 +668,14 @@ void nx_pidlist_free(struct nx_pidlist *pl)
 	pl->n = pl->cap = 0;
 }
 
+int nx_add_pattern(const char **pats, size_t *n, size_t max, const char *pat)
+{
+	if (*n == max)
+		return nx_usage_error("at most %zu --process patterns", max);
+	pats[(*n)++] = pat;
+	return 0;
+}
+
 int nx_parse_stale(const char *arg, uint64_t *stale)
 {
 	if (nx_parse_u64(arg, strlen(arg), 10, stale) || *stale > 1u << 30)
