@@ -15,15 +15,7 @@
 . "$(dirname "$0")/../../scripts/lib.sh"
 nx=${NUMABCTL:-$NUMAB_ROOT/tools/numab/numabctl}
 tmp=$(mktemp -d)
-n=0 bad=0
-t() { # t NAME STATUS [diagnostic file or text]
-	n=$((n + 1))
-	if [ "$2" = 0 ]; then echo "ok $n $1"; else
-		echo "not ok $n $1"; bad=1
-		if [ -f "${3:-}" ]; then sed 's/^/# /' "$3"; elif [ -n "${3:-}" ]; then echo "# $3"; fi
-	fi
-}
-skip_all() { echo "1..0 # SKIP $1"; exit 0; }
+. "$NUMAB_ROOT/tests/lib/tap.sh"
 pids=()
 # NUMA balancing is switched for the tests that need it, and put back
 . "$NUMAB_ROOT/tools/numab/tests/knobs.sh"

@@ -17,6 +17,7 @@ static const struct cmd {
 	{ "watch",  cmd_watch,  "per-interval promotion, residency and scan progress" },
 	{ "trace",  cmd_trace,  "why VMAs are skipped, from the sched_skip_vma_numa tracepoint" },
 	{ "report", cmd_report, "write a bug report a kernel developer can act on" },
+	{ "export", cmd_export, "Prometheus metrics for node_exporter's textfile collector" },
 };
 
 static void usage(FILE *out)

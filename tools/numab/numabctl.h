@@ -92,6 +92,8 @@ void nx_close_stdout(void);
 
 /* util.c */
 void nx_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* while set, nx_warn() prints nothing (export reading every process) */
+extern bool nx_warn_quiet;
 int nx_path(char *buf, size_t sz, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 int nx_read_str(const char *path, char *buf, size_t sz);	/* 0 or -errno */
 int nx_read_long(const char *path, long *v);		/* 0 or -errno */
@@ -286,12 +288,50 @@ struct nx_vmlist {
 int nx_vmlist_load(struct nx_vmlist *l, pid_t pid, const struct nx_topo *topo,
 		   unsigned int stale_seqs);
 void nx_vmlist_free(struct nx_vmlist *l);
+/* @l's memory on the fast and slow tiers, and the slow memory of its stranded VMAs */
+void nx_vmlist_totals(const struct nx_vmlist *l, uint64_t *fast, uint64_t *slow,
+		      uint64_t *stranded);
+/*
+ * What keeps @v's memory where it is, for a label: its static filter
+ * (FILTER, when not none), "pid" when the PID filter skips it (last_skip
+ * pid_inactive, or the legacy fallback's prediction), "scan_delay", else
+ * "none"; "unknown" without scan state.  A VMA judged ok: its FILTER
+ * (none, or a promotion-only one).
+ */
+const char *nx_vma_holder(const struct nx_vma *v);
 /* one line for all that is missing from @l, and NUMA balancing off */
 void nx_vmlist_warn(const struct nx_vmlist *l);
 /* why @v got its verdict, into @buf */
 void nx_vma_why(const struct nx_vma *v, const struct nx_vmlist *l, char *buf, size_t sz);
 /* its verdict (stranded, skipped, unscanned, ok, unknown) */
 const char *nx_vma_verdict(const struct nx_vma *v, const struct nx_vmlist *l);
+
+/* the processes to read (vmas -p, export) */
+struct nx_pidlist {
+	pid_t *p;
+	size_t n, cap;
+};
+int nx_pidlist_add(struct nx_pidlist *pl, pid_t pid);	/* 0 or -ENOMEM; no duplicates */
+void nx_pidlist_sort(struct nx_pidlist *pl);
+void nx_pidlist_free(struct nx_pidlist *pl);
+/*
+ * -p PATTERN: the processes whose comm matches (extended regex), or a PID
+ * (a number), as numastat -p takes them; @pat NULL: every process with an
+ * address space.  Kernel threads (an empty maps) and numabctl itself are
+ * left out.  A match whose maps cannot be read is said (exit code
+ * NX_EPERM), not left out silently, and the readable matches are added all
+ * the same; with @ndenied, such matches are only counted there and the
+ * result is NX_OK.  A pattern without a match: NX_ENOPROC.
+ */
+int nx_match_processes(const char *pat, struct nx_pidlist *pl, unsigned long *ndenied);
+/* vmas and export: -p PATTERN and --stale N */
+#define NX_PROCESS_LONGOPTS \
+	{ "process",	required_argument, NULL, 'p' }, \
+	{ "stale",	required_argument, NULL, 'T' }
+/* one more -p PATTERN into @pats (room for @max): 0, or the usage error's exit code */
+int nx_add_pattern(const char **pats, size_t *n, size_t max, const char *pat);
+/* --stale N into @stale: 0, or the exit code of the usage error */
+int nx_parse_stale(const char *arg, uint64_t *stale);
 
 /* shmem.c: vma_policy_mof() of this kernel for shmem without a policy */
 enum {
@@ -391,5 +431,9 @@ int cmd_run(int argc, char **argv);
 int cmd_watch(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_export(int argc, char **argv);
+
+/* export.c: a label value of the Prometheus text format, escaped */
+void nx_prom_label_value(FILE *out, const char *s, size_t n);
 
 #endif

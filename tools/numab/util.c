@@ -18,10 +18,14 @@ struct nx_opts nx_opt = { .sysroot = "" };
 const char *nx_cmd;
 char **nx_argv;		/* the argv getopt is working on: main's or the command's */
 
+bool nx_warn_quiet;
+
 void nx_warn(const char *fmt, ...)
 {
 	va_list ap;
 
+	if (nx_warn_quiet)
+		return;
 	fputs("numabctl: ", stderr);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);

@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* numabctl vmas PID: per-VMA scan state, tier residency and verdict */
-#include <dirent.h>
 #include <errno.h>
-#include <regex.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -446,108 +444,12 @@ static bool names_node(const char *s)
 	return false;
 }
 
-struct pidlist {
-	pid_t *p;
-	size_t n, cap;
-};
-
-static int add_pid(struct pidlist *pl, pid_t pid)
-{
-	for (size_t i = 0; i < pl->n; i++)
-		if (pl->p[i] == pid)
-			return 0;
-	if (pl->n == pl->cap) {
-		size_t nc = pl->cap ? pl->cap * 2 : 16;
-		pid_t *p = realloc(pl->p, nc * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		pl->p = p;
-		pl->cap = nc;
-	}
-	pl->p[pl->n++] = pid;
-	return 0;
-}
-
-/*
- * -p PATTERN: the processes whose comm matches (extended regex), or a PID
- * (a number), as numastat -p takes them.  A match whose maps cannot be
- * read is said, not left out, and its error is the result; the readable
- * matches are added all the same.
- */
-static int match_processes(const char *pat, struct pidlist *pl)
-{
-	char path[4096], comm[64], maps[2];
-	struct dirent *de;
-	size_t before = pl->n, denied = 0;
-	int ret = NX_OK;
-	uint64_t v;
-	regex_t re;
-	DIR *d;
-
-	if (!nx_parse_u64(pat, strlen(pat), 10, &v)) {
-		pid_t pid;
-
-		if (nx_parse_pid(pat, &pid))
-			return NX_EUSAGE;
-		return add_pid(pl, pid) ? NX_ERUNTIME : NX_OK;
-	}
-	if (regcomp(&re, pat, REG_EXTENDED | REG_NOSUB))
-		return nx_usage_error("invalid --process pattern '%s' (an extended regex)", pat);
-	nx_path(path, sizeof(path), "/proc");
-	d = opendir(path);
-	while (d && (de = readdir(d))) {
-		int r;
-
-		if (nx_parse_u64(de->d_name, strlen(de->d_name), 10, &v) || !v || v > 0x3fffffff)
-			continue;
-		if (!nx_opt.sysroot[0] && (pid_t)v == getpid())
-			continue;	/* not numabctl itself */
-		nx_path(path, sizeof(path), "/proc/%s/comm", de->d_name);
-		if (nx_read_str(path, comm, sizeof(comm)) || regexec(&re, comm, 0, NULL, 0))
-			continue;
-		/* kernel threads have no VMAs: an empty maps */
-		nx_path(path, sizeof(path), "/proc/%s/maps", de->d_name);
-		r = nx_read_str(path, maps, sizeof(maps));
-		if (r == -EACCES || r == -EPERM) {
-			nx_warn("process %s (%s) matches '%s' but its maps cannot be read: "
-				"permission denied: %s", de->d_name, comm, pat,
-				nx_root_hint("CAP_SYS_PTRACE"));
-			denied++;
-			ret = NX_EPERM;
-			continue;
-		}
-		if (r || !maps[0])
-			continue;
-		if (add_pid(pl, (pid_t)v)) {
-			closedir(d);
-			regfree(&re);
-			return NX_ERUNTIME;
-		}
-	}
-	if (d)
-		closedir(d);
-	regfree(&re);
-	if (pl->n == before && !denied) {
-		nx_warn("no process with an address space matches '%s'", pat);
-		return NX_ENOPROC;
-	}
-	return ret;
-}
-
-static int cmp_pid(const void *a, const void *b)
-{
-	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /*
  * Several processes (numastat -p): one table with a PID column, the rows
  * of each process in its order.  A process that cannot be read is
  * reported and left out; the exit status is its error.
  */
-static int vmas_multi(const struct pidlist *pl, const struct nx_topo *topo,
+static int vmas_multi(const struct nx_pidlist *pl, const struct nx_topo *topo,
 		      unsigned int stale, bool stranded, uint64_t min_size)
 {
 	const char *cells[NX_MAX_SPEC];
@@ -621,8 +523,7 @@ int cmd_vmas(int argc, char **argv)
 		NX_COMMON_LONGOPTS,
 		{ "stranded", no_argument, NULL, 's' },
 		{ "min-size", required_argument, NULL, 'm' },
-		{ "stale", required_argument, NULL, 'T' },
-		{ "process", required_argument, NULL, 'p' },
+		NX_PROCESS_LONGOPTS,
 		{ "per-node", no_argument, NULL, 'N' },
 		{ "nonzero", no_argument, NULL, 'z' },
 		NX_BACKEND_LONGOPTS,
@@ -630,7 +531,7 @@ int cmd_vmas(int argc, char **argv)
 	};
 	bool stranded = false, per_node = false, sorted = false;
 	uint64_t min_size = 0, stale = 4;
-	struct pidlist pl = { NULL, 0, 0 };
+	struct nx_pidlist pl = { NULL, 0, 0 };
 	const char *pats[16];
 	size_t npats = 0;
 	struct nx_vmlist l;
@@ -647,9 +548,8 @@ int cmd_vmas(int argc, char **argv)
 		case 'N': per_node = true; break;
 		case 'z': vnonzero = true; break;
 		case 'p':
-			if (npats == sizeof(pats) / sizeof(pats[0]))
-				return nx_usage_error("at most %zu --process patterns", npats);
-			pats[npats++] = optarg;
+			if (nx_add_pattern(pats, &npats, sizeof(pats) / sizeof(pats[0]), optarg))
+				return NX_EUSAGE;
 			break;
 		case 'm':
 			if (parse_size(optarg, &min_size))
@@ -669,9 +569,8 @@ int cmd_vmas(int argc, char **argv)
 				sort_key = 0;
 			break;
 		case 'T':
-			if (nx_parse_u64(optarg, strlen(optarg), 10, &stale) || stale > 1u << 30)
-				return nx_usage_error("invalid --stale '%s': a number of scan "
-						      "sequences up to 2^30", optarg);
+			if (nx_parse_stale(optarg, &stale))
+				return NX_EUSAGE;
 			break;
 		case NX_BACKEND_OPTS:
 			if (nx_backend_opt_set(c, optarg))
@@ -711,12 +610,12 @@ int cmd_vmas(int argc, char **argv)
 	for (int i = optind; r < 0 && i < argc; i++)
 		if (nx_parse_pid(argv[i], &pid))
 			r = NX_EUSAGE;
-		else if (add_pid(&pl, pid))
+		else if (nx_pidlist_add(&pl, pid))
 			r = NX_ERUNTIME;
 	/* every pattern: one without a match or with unreadable matches is said,
 	 * the others printed, and the first such error is the exit status */
 	for (size_t i = 0; r < 0 && i < npats; i++) {
-		int e = match_processes(pats[i], &pl);
+		int e = nx_match_processes(pats[i], &pl, NULL);
 
 		if (e == NX_EUSAGE || e == NX_ERUNTIME)
 			r = e;
@@ -727,7 +626,7 @@ int cmd_vmas(int argc, char **argv)
 		r = perr;
 	if (r < 0 && (pl.n > 1 || npats)) {
 		if (npats)
-			qsort(pl.p, pl.n, sizeof(*pl.p), cmp_pid);
+			nx_pidlist_sort(&pl);
 		r = vmas_multi(&pl, &topo, (unsigned int)stale, stranded, min_size);
 		if (!r)
 			r = perr;

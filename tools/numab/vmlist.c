@@ -5,9 +5,12 @@
  * the kernel did not already emit them in order and merged in one linear
  * pass; numa_vmas lines are looked up (binary search) as they are read.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <regex.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "numabctl.h"
 #include "backend.h"
@@ -354,6 +357,40 @@ const char *nx_vma_verdict(const struct nx_vma *v, const struct nx_vmlist *l)
 	return judge(v, l, NULL, 0);
 }
 
+void nx_vmlist_totals(const struct nx_vmlist *l, uint64_t *fast, uint64_t *slow,
+		      uint64_t *stranded)
+{
+	*fast = *slow = *stranded = 0;
+	for (size_t i = 0; i < l->n; i++) {
+		const struct nx_vma *v = &l->v[i];
+
+		*fast += v->fast_bytes;
+		*slow += v->slow_bytes;
+		if (!strcmp(v->verdict, "stranded"))
+			*stranded += v->slow_bytes;
+	}
+}
+
+const char *nx_vma_holder(const struct nx_vma *v)
+{
+	const struct nx_numab_vma *n = &v->nv;
+
+	if (!v->in_numab)
+		return "unknown";
+	/* scanned: nothing holds it; a promotion-only filter is named */
+	if (v->verdict && !strcmp(v->verdict, "ok"))
+		return n->filter;
+	if (strcmp(n->filter, "none"))
+		return n->filter;	/* shared_ro, inaccessible, ..., *_promo_only */
+	if (!strcmp(n->last_skip, "pid_inactive_promo_only"))
+		return "pid_promo_only";
+	if (!strcmp(n->last_skip, "pid_inactive") || v->release_in >= 0)
+		return "pid";
+	if (!strcmp(n->last_skip, "scan_delay"))
+		return "scan_delay";
+	return "none";
+}
+
 static int load_optional(struct loader *ld, pid_t pid, const char *file,
 			 nx_line_fn fn, bool *have)
 {
@@ -590,4 +627,127 @@ void nx_vmlist_free(struct nx_vmlist *l)
 	free(l->v);
 	l->v = NULL;
 	l->n = 0;
+}
+
+/* ---- the processes to read (vmas -p, export) ----------------------------- */
+
+int nx_pidlist_add(struct nx_pidlist *pl, pid_t pid)
+{
+	for (size_t i = 0; i < pl->n; i++)
+		if (pl->p[i] == pid)
+			return 0;
+	if (pl->n == pl->cap) {
+		size_t nc = pl->cap ? pl->cap * 2 : 16;
+		pid_t *p = realloc(pl->p, nc * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		pl->p = p;
+		pl->cap = nc;
+	}
+	pl->p[pl->n++] = pid;
+	return 0;
+}
+
+static int cmp_pid(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+void nx_pidlist_sort(struct nx_pidlist *pl)
+{
+	qsort(pl->p, pl->n, sizeof(*pl->p), cmp_pid);
+}
+
+void nx_pidlist_free(struct nx_pidlist *pl)
+{
+	free(pl->p);
+	pl->p = NULL;
+	pl->n = pl->cap = 0;
+}
+
+int nx_add_pattern(const char **pats, size_t *n, size_t max, const char *pat)
+{
+	if (*n == max)
+		return nx_usage_error("at most %zu --process patterns", max);
+	pats[(*n)++] = pat;
+	return 0;
+}
+
+int nx_parse_stale(const char *arg, uint64_t *stale)
+{
+	if (nx_parse_u64(arg, strlen(arg), 10, stale) || *stale > 1u << 30)
+		return nx_usage_error("invalid --stale '%s': a number of scan sequences "
+				      "up to 2^30", arg);
+	return 0;
+}
+
+int nx_match_processes(const char *pat, struct nx_pidlist *pl, unsigned long *ndenied)
+{
+	char path[4096], comm[64], maps[2];
+	struct dirent *de;
+	size_t before = pl->n, denied = 0;
+	int ret = NX_OK;
+	uint64_t v;
+	regex_t re;
+	DIR *d;
+
+	if (pat && !nx_parse_u64(pat, strlen(pat), 10, &v)) {
+		pid_t pid;
+
+		if (nx_parse_pid(pat, &pid))
+			return NX_EUSAGE;
+		return nx_pidlist_add(pl, pid) ? NX_ERUNTIME : NX_OK;
+	}
+	if (pat && regcomp(&re, pat, REG_EXTENDED | REG_NOSUB))
+		return nx_usage_error("invalid --process pattern '%s' (an extended regex)", pat);
+	nx_path(path, sizeof(path), "/proc");
+	d = opendir(path);
+	while (d && (de = readdir(d))) {
+		int r;
+
+		if (nx_parse_u64(de->d_name, strlen(de->d_name), 10, &v) || !v || v > 0x3fffffff)
+			continue;
+		if (!nx_opt.sysroot[0] && (pid_t)v == getpid())
+			continue;	/* not numabctl itself */
+		nx_path(path, sizeof(path), "/proc/%s/comm", de->d_name);
+		if (nx_read_str(path, comm, sizeof(comm)) ||
+		    (pat && regexec(&re, comm, 0, NULL, 0)))
+			continue;
+		/* kernel threads have no VMAs: an empty maps */
+		nx_path(path, sizeof(path), "/proc/%s/maps", de->d_name);
+		r = nx_read_str(path, maps, sizeof(maps));
+		if (r == -EACCES || r == -EPERM) {
+			if (!ndenied)
+				nx_warn("process %s (%s) matches '%s' but its maps cannot be "
+					"read: permission denied: %s", de->d_name, comm, pat,
+					nx_root_hint("CAP_SYS_PTRACE"));
+			denied++;
+			ret = NX_EPERM;
+			continue;
+		}
+		if (r || !maps[0])
+			continue;
+		if (nx_pidlist_add(pl, (pid_t)v)) {
+			closedir(d);
+			if (pat)
+				regfree(&re);
+			return NX_ERUNTIME;
+		}
+	}
+	if (d)
+		closedir(d);
+	if (pat)
+		regfree(&re);
+	if (ndenied) {
+		*ndenied += denied;
+		ret = NX_OK;
+	}
+	if (pat && pl->n == before && !denied) {
+		nx_warn("no process with an address space matches '%s'", pat);
+		return NX_ENOPROC;
+	}
+	return ret;
 }

@@ -79,14 +79,7 @@ static int take(struct sample *s, pid_t pid, const struct nx_topo *topo, double 
 	r = nx_vmlist_load(&s->l, pid, topo, 4);
 	if (r)
 		return r;
-	for (size_t i = 0; i < s->l.n; i++) {
-		const struct nx_vma *v = &s->l.v[i];
-
-		s->fast += v->fast_bytes;
-		s->slow += v->slow_bytes;
-		if (!strcmp(v->verdict, "stranded"))
-			s->stranded += v->slow_bytes;
-	}
+	nx_vmlist_totals(&s->l, &s->fast, &s->slow, &s->stranded);
 	return NX_OK;
 }
 

@@ -1,14 +1,15 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Benchmark (not a timed test): 'numabctl vmas' with the BPF backend on a
-# process of this machine with N VMAs (default 20000: 10000 one-page
-# mappings and the gaps between them), against 'cat maps numa_maps' of the
-# same process.  The commands run interleaved, RUNS times each (default
-# 11), their output to /dev/null; it prints the median wall time of each,
-# the ratio of the medians (the goal: numabctl within 2x of cat) and the
-# CPU time (user + system, from wait4) of each.  Also: vmas -J and
-# --backend none, for comparison, and the first run after the BPF cache of
-# this boot is dropped (NUMABCTL_BPF_CACHE, bpfprog.c).  Needs root (BPF).
+# process of this machine with N VMAs (default 20000 in all: one-page
+# mappings and the gaps between them, tests/many.c), against 'cat maps
+# numa_maps' of the same process.  The commands run interleaved, RUNS
+# times each (default 11), their output to /dev/null; it prints the median
+# wall time of each, the ratio of the medians (the goal: numabctl within
+# 2x of cat) and the CPU time (user + system, from wait4) of each.  Also:
+# vmas -J and --backend none, for comparison, and the first run after the
+# BPF cache of this boot is dropped (NUMABCTL_BPF_CACHE, bpfprog.c).
+# Needs root (BPF).
 # Usage: tests/bench-bpf.sh NUMABCTL [N] [RUNS]      (make bench-bpf)
 BIN=$(cd "$(dirname "$1")" && pwd)/$(basename "$1") N=${2:-20000} RUNS=${3:-11}
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/numab-bench-bpf.XXXXXX")
@@ -18,29 +19,7 @@ trap 'exit 130' INT TERM
 [ "$(id -u)" = 0 ] || { echo "bench-bpf: needs root (the BPF backend)" >&2; exit 1; }
 "$BIN" status 2>/dev/null | grep -qE "^ *bpf_backend +yes" ||
 	{ echo "bench-bpf: numabctl cannot use its BPF backend here" >&2; exit 1; }
-cat > "$TMP/many.c" <<'EOF'
-#include <stdio.h>
-#include <stdlib.h>
-#include <sys/mman.h>
-#include <unistd.h>
-/* N/2 one-page mappings, every other one written, with PROT_NONE gaps: N VMAs */
-int main(int argc, char **argv)
-{
-	long n = atol(argv[1]) / 2, pg = sysconf(_SC_PAGESIZE);
-	char *b = mmap(NULL, (2 * n + 1) * pg, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	for (long i = 0; i < n && b != MAP_FAILED; i++) {
-		mprotect(b + 2 * i * pg, pg, i % 2 ? PROT_READ : PROT_READ | PROT_WRITE);
-		if (!(i % 2))
-			b[2 * i * pg] = 1;
-	}
-	printf("ready\n");
-	fflush(stdout);
-	pause();
-	return 0;
-}
-EOF
-cc -O2 -o "$TMP/many" "$TMP/many.c" || exit 1
+cc -O2 -o "$TMP/many" "$(dirname "$0")/many.c" || exit 1
 [ "$(cat /proc/sys/vm/max_map_count)" -gt $((N + 1000)) ] ||
 	{ echo "bench-bpf: vm.max_map_count is below $N VMAs" >&2; exit 1; }
 "$TMP/many" "$N" > "$TMP/ready" &

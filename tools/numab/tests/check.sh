@@ -55,6 +55,7 @@ done < "$TMP/unit"
 . "$(dirname "$0")/cli.sh"
 . "$(dirname "$0")/cli-conventions.sh"
 . "$(dirname "$0")/cli-outputs.sh"
+. "$(dirname "$0")/cli-export.sh"
 
 echo "1..$n"
 echo "$((n - failed - skipped)) passed, $failed failed, $skipped skipped"

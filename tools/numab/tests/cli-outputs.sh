@@ -278,18 +278,18 @@ if [ -r /usr/share/bash-completion/bash_completion ]; then
 	comp help ""
 	t "completion: help offers the commands" eval 'has "^vmas$" && has "^report$" && hasnt "^help$"'
 	# the long options offered are those the command's --help and numabctl's
-	# common options give it; run and report take no column options
-	for c in status vmas filter run watch trace report; do
+	# common options give it; run, report and export take no column options
+	for c in status vmas filter run watch trace report export; do
 		comp "$c" --
 		sort -u "$TMP/out" | grep -v "^$" > "$TMP/offered"
 		{ "$BIN" "$c" --help | grep -o -- "--[a-z][a-z-]*"
 		  printf '%s\n' --sysroot --json --raw --pairs --shell --noheadings --bytes --help --version
-		  case $c in run|report) ;; *) printf '%s\n' --output --output-all --list-columns --sort ;; esac
+		  case $c in run|report|export) ;; *) printf '%s\n' --output --output-all --list-columns --sort ;; esac
 		} | sort -u > "$TMP/want"
 		t "completion: $c offers exactly its options" eval 'diff "$TMP/want" "$TMP/offered" > "$TMP/diff" || { diag "$TMP/diff"; false; }'
 	done
 	for o in --output --output-all --list-columns --sort; do
-		for c in run report; do
+		for c in run report export; do
 			nx "$P" $c $o X -- true
 			t "$c $o is refused, as its completion leaves it out" eval 'rc 1 && has "has no columns" err'
 		done

@@ -674,6 +674,46 @@ static void test_shmem(void)
 	nx_opt.sysroot = "";
 }
 
+/* nx_prom_label_value() of @n bytes of @in is @want */
+static bool label_is(const char *in, size_t n, const char *want)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	bool ok;
+
+	if (!f)
+		return false;
+	nx_prom_label_value(f, in, n);
+	fclose(f);
+	ok = buf && len == strlen(want) && !memcmp(buf, want, len);
+	if (!ok)
+		printf("# got '%.*s', want '%s'\n", (int)len, buf ? buf : "", want);
+	free(buf);
+	return ok;
+}
+
+static void test_prom_label(void)
+{
+	tap(label_is(L("dbsim"), "dbsim"), "prom label: plain ASCII as it is");
+	tap(label_is(L("a\\b\"c\nd"), "a\\\\b\\\"c\\nd"),
+	    "prom label: backslash, double quote, line feed escaped");
+	tap(label_is(L("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x90\xa7"),
+		     "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x90\xa7"),
+	    "prom label: valid UTF-8 of 2, 3 and 4 bytes kept");
+	tap(label_is(L("x\xffy\x80"), "x\\\\xffy\\\\x80"),
+	    "prom label: bytes that are no UTF-8 as \\\\xNN");
+	tap(label_is(L("\xc0\xaf\xe0\x80\xaf\xed\xa0\x80\xf4\x90\x80\x80"),
+		     "\\\\xc0\\\\xaf\\\\xe0\\\\x80\\\\xaf\\\\xed\\\\xa0\\\\x80"
+		     "\\\\xf4\\\\x90\\\\x80\\\\x80"),
+	    "prom label: overlong forms, surrogates and code points above U+10FFFF rejected");
+	tap(label_is(L("\xc3"), "\\\\xc3") && label_is(L("\xe2\x82"), "\\\\xe2\\\\x82"),
+	    "prom label: a sequence cut by the end of the value");
+	tap(label_is(L("\t\x01\x7f"), "\\\\x09\\\\x01\\\\x7f"),
+	    "prom label: control characters but line feed as \\\\xNN");
+	tap(label_is("a\0b", 3, "a\\\\x00b"), "prom label: a NUL byte inside the length");
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1)
@@ -690,6 +730,7 @@ int main(int argc, char **argv)
 	test_filters();
 	test_override();
 	test_shmem();
+	test_prom_label();
 	printf("1..%d\n", ntest);
 	return nfail ? 1 : 0;
 }

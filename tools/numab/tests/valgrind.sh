@@ -67,6 +67,14 @@ vg "trace -i of a file that is no trace" "$BIN" --sysroot "$FIX/patched" trace 4
 vg "vmas -p PID and a pattern" "$BIN" --sysroot "$FIX/patched" vmas -p 4242 -p nomatch
 vg "vmas --numa-vmas --stranded --min-size" "$BIN" --sysroot "$FIX/patched" vmas --numa-vmas --stranded --min-size 1M 4242
 vg "status -o with an unknown column" "$BIN" --sysroot "$FIX/patched" status -o NODE,BOGUS
+# export: every process, the textfile directory, the failures
+vg "export" "$BIN" --sysroot "$FIX/patched" export
+vg "export with per-process filters" "$BIN" --sysroot "$PP" export
+vg "export on unpatched kernel" "$BIN" --sysroot "$FIX/unpatched-6.12" export --top 0
+mkdir "$PP/textfile"
+vg "export --textfile-directory" "$BIN" --sysroot "$FIX/patched" export --textfile-directory "$PP/textfile"
+vg "export of a process that exits" "$BIN" --sysroot "$FIX/patched" export --textfile-directory "$PP/textfile" 4243
+vg "export without NUMA balancing" "$BIN" --sysroot "$FIX/no-numab" export -w "$PP/textfile/x.prom"
 echo "1..$n"
 echo "$((n - failed)) passed, $failed failed, 0 skipped"
 [ $failed -eq 0 ]
