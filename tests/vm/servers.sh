@@ -337,25 +337,30 @@ for i in $instances; do
 done
 event "loaded"
 
+# The clients run from the warm-up through the measurement and past it,
+# as a connection pool does: the server's processes that serve them have
+# been running (and scanning) before their memory goes to the slow tier.
+# TAIL seconds after the samples leave numabctl time to look at the
+# server while the clients still run.
+tail_s=60
+for i in $instances; do
+	eval "cstart_$i=\$(now)"
+	if [ "$server" = memcached ]; then
+		# memaslap sets its keys first, then only reads them
+		client_memcached "$i" $((warm + seconds + tail_s + 300)) &
+	else
+		client_$server "$i" $((warm + seconds + tail_s)) run &
+	fi
+	bg_pids="$bg_pids $!"
+done
 if [ "$server" = memcached ]; then
-	# one memaslap run per instance: it sets its keys, then reads them
-	for i in $instances; do
-		client_memcached "$i" $((warm + seconds + 300)) &
-		bg_pids="$bg_pids $!"
-	done
 	for i in $instances; do
 		wait_for 300 mc_filled "$i" ||
 			fail "memaslap did not set its $(mc_keys) keys in 300 s ($(mc_stat "$i" curr_items))"
 	done
-	sleep "$warm"
-else
-	wpids=
-	for i in $instances; do
-		client_$server "$i" "$warm" warm &
-		wpids="$wpids $!"
-	done
-	wait $wpids
+	event "memaslap set its $(mc_keys) keys"
 fi
+sleep "$warm"
 event "warmed"
 
 mv0=$(now)
@@ -378,43 +383,20 @@ t0=$(now)
 event "$what in $(awk -v a="$mv0" -v b="$t0" 'BEGIN { printf "%.1f", b - a }') s"
 samplers=
 for i in $instances; do
-	srvsample -l "$label/$i" -r "$(main_pid_$server "$i")" -P -i 1 >$D/samples-$i.txt 2>&1 &
+	# ahead of the server's processes, so that samples come every second
+	nice -n -20 srvsample -l "$label/$i" -r "$(main_pid_$server "$i")" -P -i 1 >$D/samples-$i.txt 2>&1 &
 	samplers="$samplers $!"
 done
-# the client runs 3 s past the last sample: every sample sees it at work
-rc=0
-if [ "$server" = memcached ]; then
-	sleep "$seconds"
-	kill $samplers 2>/dev/null
-	for i in $instances; do result_memcached "$i" >$D/result-$i.txt || rc=1; done
-	kill $bg_pids 2>/dev/null
-	wait $bg_pids 2>/dev/null
-	bg_pids=
-else
-	cpids=
-	for i in $instances; do
-		client_$server "$i" $((seconds + 3)) run &
-		cpids="$cpids $!"
-	done
-	sleep "$seconds"
-	kill $samplers 2>/dev/null
-	wait $cpids
-fi
-event "client done"
+sleep "$seconds"
+kill $samplers 2>/dev/null
 wait $samplers 2>/dev/null
-for i in $instances; do
-	cat $D/samples-$i.txt
-	client_lines_$server "$i"
-	if [ "$server" = memcached ]; then
-		cat $D/result-$i.txt
-	else
-		result_$server "$i" || rc=1
-	fi
-done
+event "sampled"
+rc=0
+[ "$server" = memcached ] && for i in $instances; do result_memcached "$i" >$D/result-$i.txt || rc=1; done
 
-# numabctl on the real server: the verdicts of the main process and of
-# the three others with the most memory on the slow node, and a report of
-# the one with the most
+# numabctl on the real server while the clients still run: the verdicts
+# of the main process and of the three others with the most memory on the
+# slow node, and a report of the one with the most
 slow_kb() {
 	awk '{ n = 4; for (f = 1; f <= NF; f++) { if ($f ~ /^kernelpagesize_kB=/) n = substr($f, 19) }
 	       for (f = 1; f <= NF; f++) if ($f ~ /^N1=/) s += substr($f, 4) * n } END { print s + 0 }' \
@@ -432,6 +414,26 @@ for i in $instances; do
 		numabctl report -d 2 -w $D/report-$i.txt "$worst" >$D/report-$i.err 2>&1 ||
 			section "report error $label $i" $D/report-$i.err
 		[ -s $D/report-$i.txt ] && section "report $label $i $worst" $D/report-$i.txt
+	fi
+done
+event "numabctl done"
+if [ "$server" = memcached ]; then
+	kill $bg_pids 2>/dev/null
+fi
+wait $bg_pids 2>/dev/null
+bg_pids=
+event "client done"
+for i in $instances; do
+	cat $D/samples-$i.txt
+	# the client's clock started before the move
+	eval "off=\$(awk -v a=\"\$cstart_$i\" -v b=\"$t0\" 'BEGIN { print b - a }')"
+	client_lines_$server "$i" | awk -v off="$off" '{
+		for (f = 1; f <= NF; f++) if ($f ~ /^t=/) { $f = sprintf("t=%.1f", substr($f, 3) - off) }
+		print }'
+	if [ "$server" = memcached ]; then
+		cat $D/result-$i.txt
+	else
+		result_$server "$i" || rc=1
 	fi
 done
 [ $rc = 0 ] || fail "client errors or misses (SRV_RESULT lines)"

@@ -23,15 +23,18 @@
  *
  * and per node: "fast" is a node of the top memory tier, "slow" one of a
  * lower tier. With idle page tracking (/sys/kernel/mm/page_idle/bitmap,
- * CONFIG_IDLE_PAGE_TRACKING) it also tells the pages used since the
- * previous sample: every sample marks the pages it saw idle, and the next
- * one counts those the server touched meanwhile (hot). The hot share is
+ * CONFIG_IDLE_PAGE_TRACKING) it also estimates the pages used since the
+ * previous sample: every sample marks one in 16 of the pages it saw idle,
+ * and the next one counts those the server touched meanwhile (hot, times
+ * 16). The hot share is
  * where the memory the server works with is; the mapped share includes
  * memory that a process mapped once and left (a forked backend's
  * inherited heap, an idle auxiliary process).
  *
  * Output, one line each (key=value):
- *   SRV_SAMPLE label t procs seq_max idle=0|1 and the vmstat deltas
+ *   SRV_SAMPLE label t procs seq_max idle=0|1 walk_s idle_s (the seconds
+ *     the sample took to read the page tables and the idle bits) and the
+ *     vmstat deltas
  *     since the first sample (numa_hint_faults numa_pte_updates
  *     pgpromote_success numa_pages_migrated and the numab counters that
  *     exist)
@@ -66,9 +69,8 @@ static const char *const region_name[NREGION] = { "shared", "text", "heap", "oth
 static int node_fast[MAX_NODES];
 static volatile sig_atomic_t stop;
 
-/* physical pages: node of each memory block, and per-sample bitmaps */
-static unsigned long max_pfn, block_pages;
-static signed char *block_node;		/* per memory block, -1: none */
+/* physical pages: per-sample bitmaps */
+static unsigned long max_pfn;
 static uint64_t *seen;			/* PFNs mapped by the server this sample */
 static uint64_t *idle;			/* the idle bitmap read this sample */
 static unsigned char *pfn_region;	/* region + 1 of a seen PFN */
@@ -96,52 +98,43 @@ static void read_tiers(void)
 		node_fast[n] = top < 0 || (node_fast[n] >= 0 && node_fast[n] == top);
 }
 
-/* the node of every memory block, from /sys/devices/system/node/nodeN/memoryM */
-static int read_blocks(void)
+/*
+ * The node of every physical page, from the zones in /proc/zoneinfo
+ * ("Node 1, zone   Normal" ... "start_pfn: 524288", "spanned 524288").
+ */
+#define MAX_RANGES	64
+static struct { unsigned long start, end; int node; } ranges[MAX_RANGES];
+static int nranges;
+
+static int read_ranges(void)
 {
-	char path[96], buf[64];
-	unsigned long bs, maxb = 0;
-	int n, pass;
+	FILE *f = fopen("/proc/zoneinfo", "re");
+	unsigned long spanned = 0, start;
+	char line[256];
+	int node = -1;
 
-	/* block_size_bytes is hexadecimal without 0x */
-	if (nt_read("/sys/devices/system/memory/block_size_bytes", buf, sizeof(buf)) <= 0)
+	if (!f)
 		return -1;
-	bs = strtoul(buf, NULL, 16);
-	if (!bs)
-		return -1;
-	block_pages = bs / getpagesize();
-	for (pass = 0; pass < 2; pass++) {
-		for (n = 0; n < MAX_NODES; n++) {
-			struct dirent *de;
-			DIR *d;
-
-			snprintf(path, sizeof(path), "/sys/devices/system/node/node%d", n);
-			d = opendir(path);
-			if (!d)
-				continue;
-			while ((de = readdir(d))) {
-				unsigned long b;
-
-				if (strncmp(de->d_name, "memory", 6) || !isdigit((unsigned char)de->d_name[6]))
-					continue;
-				b = strtoul(de->d_name + 6, NULL, 10);
-				if (pass == 0 && b + 1 > maxb)
-					maxb = b + 1;
-				if (pass == 1)
-					block_node[b] = n;
-			}
-			closedir(d);
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "Node %d, zone", &node) == 1) {
+			spanned = 0;
+			continue;
 		}
-		if (pass == 0) {
-			if (!maxb)
-				return -1;
-			block_node = malloc(maxb);
-			if (!block_node)
-				return -1;
-			memset(block_node, -1, maxb);
+		if (sscanf(line, " spanned %lu", &spanned) == 1)
+			continue;
+		if (sscanf(line, " start_pfn: %lu", &start) == 1 && spanned &&
+		    node >= 0 && nranges < MAX_RANGES) {
+			ranges[nranges].start = start;
+			ranges[nranges].end = start + spanned;
+			ranges[nranges].node = node;
+			if (start + spanned > max_pfn)
+				max_pfn = start + spanned;
+			nranges++;
 		}
 	}
-	max_pfn = maxb * block_pages;
+	fclose(f);
+	if (!nranges)
+		return -1;
 	seen = calloc(max_pfn / 64 + 1, sizeof(*seen));
 	idle = calloc(max_pfn / 64 + 1, sizeof(*idle));
 	pfn_region = calloc(max_pfn, 1);
@@ -150,7 +143,12 @@ static int read_blocks(void)
 
 static int pfn_node(unsigned long pfn)
 {
-	return pfn < max_pfn ? block_node[pfn / block_pages] : -1;
+	int i;
+
+	for (i = 0; i < nranges; i++)
+		if (pfn >= ranges[i].start && pfn < ranges[i].end)
+			return ranges[i].node;
+	return -1;
 }
 
 struct mapping {
@@ -333,34 +331,46 @@ static int comm_matches(pid_t pid, char **comms, int ncomms, pid_t root,
 }
 
 /*
- * The idle bitmap for the words that have seen PFNs: bit set = the page
- * was not accessed since it was marked idle. Returns 0 or -1.
+ * Idle page tracking costs two reverse-map walks per page and sample (one
+ * to test, one to mark), which under TCG for a buffer pool mapped by
+ * twenty processes took seconds: it follows one page in IDLE_EVERY, by
+ * page frame number (which says nothing of the region or the node), and
+ * the hot figures are scaled up by IDLE_EVERY.
  */
-static int idle_read(void)
+#define IDLE_EVERY	16
+#define IDLE_MASK	0x0001000100010001ULL	/* bits 0, 16, 32, 48 of a word */
+
+/*
+ * The idle bitmap for the words that have seen sampled PFNs: bit set =
+ * the page was not accessed since it was marked idle.
+ */
+static void idle_read(void)
 {
 	unsigned long w, nw = max_pfn / 64 + 1;
 
 	for (w = 0; w < nw; w++) {
-		if (!seen[w])
+		if (!(seen[w] & IDLE_MASK))
 			continue;
 		if (pread(idle_fd, &idle[w], 8, (off_t)w * 8) != 8)
 			idle[w] = ~0ULL;	/* not tracked: never counted hot */
 	}
-	return 0;
 }
 
 /*
- * Mark every seen page idle, for the next sample. A word the kernel
- * refuses (no pages there) stays untracked: idle_read() then never
+ * Mark the sampled seen pages idle, for the next sample. A word the
+ * kernel refuses (no pages there) stays untracked: idle_read() then never
  * counts its pages hot.
  */
 static void idle_mark(void)
 {
 	unsigned long w, nw = max_pfn / 64 + 1;
 
-	for (w = 0; w < nw; w++)
-		if (seen[w])
-			(void)!pwrite(idle_fd, &seen[w], 8, (off_t)w * 8);
+	for (w = 0; w < nw; w++) {
+		uint64_t bits = seen[w] & IDLE_MASK;
+
+		if (bits)
+			(void)!pwrite(idle_fd, &bits, 8, (off_t)w * 8);
+	}
 }
 
 static const char *const counters[] = {
@@ -415,8 +425,8 @@ int main(int argc, char **argv)
 	signal(SIGTERM, on_term);
 	signal(SIGINT, on_term);
 	read_tiers();
-	if (read_blocks()) {
-		fprintf(stderr, "srvsample: no memory blocks in /sys/devices/system/node\n");
+	if (read_ranges()) {
+		fprintf(stderr, "srvsample: no zones in /proc/zoneinfo\n");
 		return 1;
 	}
 	idle_fd = open(IDLE_BITMAP, O_RDWR | O_CLOEXEC);
@@ -433,6 +443,8 @@ int main(int argc, char **argv)
 		struct dirent *de;
 		unsigned int c;
 		DIR *d;
+
+		double t_walk = nt_now(), t_idle;
 
 		memset(seen, 0, (max_pfn / 64 + 1) * sizeof(*seen));
 		d = opendir("/proc");
@@ -475,6 +487,8 @@ int main(int argc, char **argv)
 		/* unique pages per region and tier, and those used since the last sample */
 		memset(tot, 0, sizeof(tot));
 		memset(hot, 0, sizeof(hot));
+		t_idle = nt_now();
+		t_walk = t_idle - t_walk;
 		if (have_idle)
 			idle_read();
 		for (w = 0; w <= max_pfn / 64; w++) {
@@ -491,15 +505,17 @@ int main(int argc, char **argv)
 				r = pfn_region[pfn] - 1;
 				f = node_fast[node] ? 0 : 1;
 				tot[r][f]++;
-				if (have_idle && nsample && !(idle[w] & (1ULL << b)))
-					hot[r][f]++;
+				if (have_idle && nsample && (IDLE_MASK & (1ULL << b)) &&
+				    !(idle[w] & (1ULL << b)))
+					hot[r][f] += IDLE_EVERY;
 			}
 		}
 		if (have_idle)
 			idle_mark();
+		t_idle = nt_now() - t_idle;
 		read_counters(c1);
-		printf("SRV_SAMPLE label=%s t=%.1f procs=%d seq_max=%ld idle=%d", label, t,
-		       nprocs, seq_max, have_idle && nsample);
+		printf("SRV_SAMPLE label=%s t=%.1f procs=%d seq_max=%ld idle=%d walk_s=%.2f idle_s=%.2f",
+		       label, t, nprocs, seq_max, have_idle && nsample, t_walk, t_idle);
 		for (c = 0; c < NCOUNTERS; c++)
 			if (c1[c] >= 0)
 				printf(" %s=%lld", counters[c], c1[c] - c0[c]);
