@@ -55,16 +55,8 @@ FIXTURE_SETUP(fork_first)
 		.period_max = 60000, .scan_size = 256,
 	};
 
-	memset(&self->saved, -1, sizeof(self->saved));
-	self->filters.pid = -1;
-	if (access(NUMAB_DEBUGFS, F_OK))
-		SKIP(return, "no " NUMAB_DEBUGFS " (needs DEBUG_FS and SCHED_DEBUG)");
-	if (nt_scan_seq() < 0)
-		SKIP(return, "no mm->numa_scan_seq in /proc/self/sched");
 	/* the numab defaults where the sysctls exist; stock has none */
-	nt_filters_apply(0, &self->filters);
-	nt_tunables_save(&self->saved);
-	ASSERT_EQ(nt_tunables_set(&tun), 0);
+	NW_SCAN_SETUP(self, &tun);
 }
 
 FIXTURE_TEARDOWN(fork_first)

@@ -67,17 +67,10 @@ FIXTURE_SETUP(budget_end)
 	self->map = MAP_FAILED;
 	self->have_sleepers = 0;
 	self->tracing = 0;
-	memset(&self->saved, -1, sizeof(self->saved));
-	self->filters.pid = -1;
-	if (access(NUMAB_DEBUGFS, F_OK))
-		SKIP(return, "no " NUMAB_DEBUGFS " (needs DEBUG_FS and SCHED_DEBUG)");
-	if (nt_scan_seq() < 0)
-		SKIP(return, "no mm->numa_scan_seq in /proc/self/sched");
+	/* before anything is changed: a SKIP in setup runs no teardown */
 	if (access(NW_SKIP_EVENT "/enable", W_OK))
 		SKIP(return, "no sched_skip_vma_numa event in tracefs");
-	nt_filters_apply(0, &self->filters);
-	nt_tunables_save(&self->saved);
-	ASSERT_EQ(nt_tunables_set(&tun), 0);
+	NW_SCAN_SETUP(self, &tun);
 
 	/* V: 2 MiB aligned, with unmapped gaps of at least 2 MiB around it */
 	self->map = mmap(NULL, 4 * V_SIZE, PROT_READ | PROT_WRITE,
