@@ -129,6 +129,7 @@ FIXTURE(multipass) {
 	char *V, *W, *B;
 	int memfd, b_memfd;
 	long pagesz, v_pages, w_pages, b_pages, slow_n;
+	long nthreads;		/* sleeping threads */
 	unsigned int main_bit;
 	uint64_t rng;
 	double next_b;
@@ -297,6 +298,7 @@ FIXTURE_SETUP(multipass)
 	ASSERT_EQ(pl.node[0], self->w_pages - 1);
 
 	nthreads = nw_env_long("MULTIPASS_THREADS", 128);
+	self->nthreads = nthreads;
 	ASSERT_EQ(nw_sleepers_start(&self->sleepers, nthreads), 0);
 	TH_LOG("V %p (%ld pages, node0) below B %p (%ld pages, node1), W %p (%ld pages, node0), %ld sleeping threads, scan seq %ld",
 	       self->V, self->v_pages, self->B, self->b_pages, self->W,
@@ -396,7 +398,10 @@ static void promotion_only_until_complete(struct __test_metadata *_metadata,
 	 * old, and B PID-active. (A stock scanner that finds every large VMA
 	 * PID-inactive, as when the scan delays of V and B end together,
 	 * forces full scans of the first one it skipped until the main
-	 * thread's hinting faults make B PID-active.)
+	 * thread's hinting faults make B PID-active.) And the window must end
+	 * before the get_nr_threads() fallback admits V to a full scan again
+	 * (at prev_seq + nthreads + 2: the sleepers and the main thread): a
+	 * slow warm-up waits for that scan and starts after it.
 	 */
 	for (;;) {
 		main_work(self, nt_now() + 0.1);
@@ -411,7 +416,8 @@ static void promotion_only_until_complete(struct __test_metadata *_metadata,
 		}
 		if ((delay_seq >= 0 && s.seq >= delay_seq + WARM_SEQ && s.b_active &&
 		     s.w_active && s.seq >= s.start_seq + WARM_SEQ &&
-		     s.seq >= s.prev_seq + WARM_SEQ) || t > WARM_MAX_S)
+		     s.seq >= s.prev_seq + WARM_SEQ &&
+		     s.seq + max_seq < s.prev_seq + self->nthreads) || t > WARM_MAX_S)
 			break;
 	}
 	TH_LOG("warm-up: %.1f s; seq %lld (V's delay over at %ld), B %sPID-active, W %sPID-active, V: start_seq %lld scans %lld prev_seq %lld promo_scans %lld promo_only %lld",
@@ -425,6 +431,10 @@ static void promotion_only_until_complete(struct __test_metadata *_metadata,
 	ASSERT_GE(s.seq, s.prev_seq + WARM_SEQ) {
 		TH_LOG("V still gets full scans after %.0f s: last at seq %lld",
 		       WARM_MAX_S, s.prev_seq);
+	}
+	ASSERT_LT(s.seq + max_seq, s.prev_seq + self->nthreads) {
+		TH_LOG("the window would reach the get_nr_threads() fallback: seq %lld, V's last full scan at %lld",
+		       s.seq, s.prev_seq);
 	}
 
 	/* every STRIDE-th page of V to node 1 */
