@@ -404,41 +404,54 @@ static inline int nw_tiered(void)
 }
 
 /*
- * What every tiering test checks before it starts: debugfs tunables and
- * mm->numa_scan_seq are there, node 1 is in a lower tier, and the filter
- * sysctls are set for the variant (nt_filters_apply(); FILTERS gets what
- * to restore). Returns NULL, or why the test must be skipped.
+ * What every scanner test checks before it starts: debugfs tunables and
+ * mm->numa_scan_seq are there, with TIERS node 1 is in a lower tier, and
+ * the filter sysctls are set for the variant (nt_filters_apply(); FILTERS
+ * gets what to restore; LEGACY needs the sysctls, the defaults are what a
+ * kernel without them is tested for). Returns NULL, or why the test must
+ * be skipped.
  */
-static inline const char *nw_tiering_prereqs(int legacy, struct nt_filters *filters)
+static inline const char *nw_scan_prereqs(int tiers, int legacy,
+					  struct nt_filters *filters)
 {
 	if (access(NUMAB_DEBUGFS, F_OK))
 		return "no " NUMAB_DEBUGFS " (needs DEBUG_FS and SCHED_DEBUG)";
 	if (nt_scan_seq() < 0)
 		return "no mm->numa_scan_seq in /proc/self/sched";
-	if (!nw_tiered())
+	if (tiers && !nw_tiered())
 		return "node 1 is not in a lower memory tier than node 0";
 	if (nt_filters_apply(legacy, filters))
 		return "no kernel.numa_balancing_filter_* sysctls (kernel without the numab series)";
 	return NULL;
 }
 
+static inline const char *nw_tiering_prereqs(int legacy, struct nt_filters *filters)
+{
+	return nw_scan_prereqs(1, legacy, filters);
+}
+
 /*
- * The start of every tiering fixture's setup (SELF has .saved and
+ * The start of every scanner fixture's setup (SELF has .saved and
  * .filters; teardown restores both): nothing to restore yet; skip, saying
- * why, when the guest lacks what the test needs; then the variant's filter
- * sysctls (LEGACY) and the tunables TUN in force.
+ * why, when the guest lacks what the test needs (with TIERS, a lower
+ * tier); then the variant's filter sysctls (LEGACY) and the tunables TUN
+ * in force. NW_TIERING_SETUP for the tiering tests, NW_SCAN_SETUP for
+ * those that run on any topology with the default filters (or none).
  */
-#define NW_TIERING_SETUP(self, legacy, tun) do {			\
+#define NW_SETUP(self, tiers, legacy, tun) do {				\
 	const char *__skip;						\
 									\
 	memset(&(self)->saved, -1, sizeof((self)->saved));		\
 	(self)->filters.pid = -1;					\
-	__skip = nw_tiering_prereqs(legacy, &(self)->filters);		\
+	__skip = nw_scan_prereqs(tiers, legacy, &(self)->filters);	\
 	if (__skip)							\
 		SKIP(return, "%s", __skip);				\
 	nt_tunables_save(&(self)->saved);				\
 	ASSERT_EQ(nt_tunables_set(tun), 0);				\
 } while (0)
+
+#define NW_TIERING_SETUP(self, legacy, tun)	NW_SETUP(self, 1, legacy, tun)
+#define NW_SCAN_SETUP(self, tun)		NW_SETUP(self, 0, 0, tun)
 
 /* ---- benchmark output (scripts/bench) ------------------------------------------ */
 

@@ -28,7 +28,7 @@
  *  - V's slow-tier pages come back to node 0 (move_pages(2)).
  *
  * Shape (the strand_pid recipe, with mode 3):
- *  - V: 62 MiB of private anonymous memory (no THP) on node 0, at a lower
+ *  - V: 64 MiB of private anonymous memory (no THP) on node 0, at a lower
  *    address than B: a 128 MiB memfd mapping on node 1 that the main
  *    thread (the only thread running long enough to scan: a thread needs
  *    scan_delay_ms of CPU time before its first scan) keeps faulting in
@@ -56,10 +56,11 @@
  *  - every 16th page of V goes to node 1. With scan_size_mb 4 and a slow
  *    page in every 4 MiB chunk, a promotion-only scan of V updates PTEs in
  *    every chunk and covers 4 MiB per pass: 16 passes per V scan (2, by
- *    the virtual-space budget, once the slow pages are gone). V is 62 MiB,
- *    not a multiple of 4: a pass whose budget runs out exactly at a VMA's
- *    end does not record the VMA's scan as complete (prev_scan_seq,
- *    promo_scans), stock and series alike;
+ *    the virtual-space budget, once the slow pages are gone). V is 64 MiB,
+ *    a multiple of 4: the last pass of each V scan uses up its budget
+ *    exactly at V's end, and the scan must still be recorded as complete
+ *    (promo_scans; on stock 6.12 and before the fix of that case, it was
+ *    not, so V was 62 MiB);
  *  - a first prober reads all of V and W (clears what the warm-up
  *    marked); then one prober every PROBE_S seconds over a window of
  *    MIN_SEQ..MAX_SEQ sequences: V's node-0 pages once, its node-1 pages
@@ -82,7 +83,7 @@
 #include "numa_vmas_lib.h"
 #include "kselftest_harness.h"
 
-#define V_MB		62
+#define V_MB		64
 #define B_MB		128
 #define W_MB		4
 #define SCAN_MB		4
@@ -128,6 +129,7 @@ FIXTURE(multipass) {
 	char *V, *W, *B;
 	int memfd, b_memfd;
 	long pagesz, v_pages, w_pages, b_pages, slow_n;
+	long nthreads;		/* sleeping threads */
 	unsigned int main_bit;
 	uint64_t rng;
 	double next_b;
@@ -269,7 +271,7 @@ FIXTURE_SETUP(multipass)
 	self->rng = 0x9e3779b97f4a7c15ULL ^ getpid();
 	self->main_bit = nw_pid_bit(nw_gettid());
 
-	/* V below B: [V 62M][gap 32M][B 128M on node 1] */
+	/* V below B: [V 64M][gap 32M][B 128M on node 1] */
 	ASSERT_EQ(nw_map_front_and_b(V_MB, B_MB, self->pagesz, &self->V,
 				     &self->B, &self->b_memfd), 0);
 	ASSERT_EQ(nt_placement(self->B, self->b_pages, self->pagesz, &pl), 0);
@@ -296,6 +298,7 @@ FIXTURE_SETUP(multipass)
 	ASSERT_EQ(pl.node[0], self->w_pages - 1);
 
 	nthreads = nw_env_long("MULTIPASS_THREADS", 128);
+	self->nthreads = nthreads;
 	ASSERT_EQ(nw_sleepers_start(&self->sleepers, nthreads), 0);
 	TH_LOG("V %p (%ld pages, node0) below B %p (%ld pages, node1), W %p (%ld pages, node0), %ld sleeping threads, scan seq %ld",
 	       self->V, self->v_pages, self->B, self->b_pages, self->W,
@@ -395,7 +398,10 @@ static void promotion_only_until_complete(struct __test_metadata *_metadata,
 	 * old, and B PID-active. (A stock scanner that finds every large VMA
 	 * PID-inactive, as when the scan delays of V and B end together,
 	 * forces full scans of the first one it skipped until the main
-	 * thread's hinting faults make B PID-active.)
+	 * thread's hinting faults make B PID-active.) And the window must end
+	 * before the get_nr_threads() fallback admits V to a full scan again
+	 * (at prev_seq + nthreads + 2: the sleepers and the main thread): a
+	 * slow warm-up waits for that scan and starts after it.
 	 */
 	for (;;) {
 		main_work(self, nt_now() + 0.1);
@@ -410,7 +416,8 @@ static void promotion_only_until_complete(struct __test_metadata *_metadata,
 		}
 		if ((delay_seq >= 0 && s.seq >= delay_seq + WARM_SEQ && s.b_active &&
 		     s.w_active && s.seq >= s.start_seq + WARM_SEQ &&
-		     s.seq >= s.prev_seq + WARM_SEQ) || t > WARM_MAX_S)
+		     s.seq >= s.prev_seq + WARM_SEQ &&
+		     s.seq + max_seq < s.prev_seq + self->nthreads) || t > WARM_MAX_S)
 			break;
 	}
 	TH_LOG("warm-up: %.1f s; seq %lld (V's delay over at %ld), B %sPID-active, W %sPID-active, V: start_seq %lld scans %lld prev_seq %lld promo_scans %lld promo_only %lld",
@@ -424,6 +431,10 @@ static void promotion_only_until_complete(struct __test_metadata *_metadata,
 	ASSERT_GE(s.seq, s.prev_seq + WARM_SEQ) {
 		TH_LOG("V still gets full scans after %.0f s: last at seq %lld",
 		       WARM_MAX_S, s.prev_seq);
+	}
+	ASSERT_LT(s.seq + max_seq, s.prev_seq + self->nthreads) {
+		TH_LOG("the window would reach the get_nr_threads() fallback: seq %lld, V's last full scan at %lld",
+		       s.seq, s.prev_seq);
 	}
 
 	/* every STRIDE-th page of V to node 1 */

@@ -3,8 +3,11 @@
 # The KUnit suite numa_vmas (fs/proc/numa_vmas_test.c, built in with
 # CONFIG_PROC_NUMA_VMAS_KUNIT_TEST) runs at boot: it checks that the *_ms
 # times of /proc/<pid>/numa_vmas are computed in 64 bits, beyond the 49.7
-# days at which an unsigned int of milliseconds wraps. This unit reads
-# its result from the kernel log.
+# days at which an unsigned int of milliseconds wraps, and that with
+# memory tiering the shared-folio checks let a lower-tier folio be marked
+# and go to the top tier only (numa_balancing_skip_shared(), on the tiered
+# topology: it needs a node in a lower tier). This unit reads its result
+# from the kernel log.
 echo "TAP version 13"
 echo "1..1"
 log=$(dmesg)
