@@ -79,7 +79,7 @@ D=/tmp/srv
 rm -rf $D
 mkdir -p $D
 chmod 1777 $D
-t0= holder= instances= bg_pids=
+t0= holder= instances= bg_pids= cpids=
 
 now() { cut -d' ' -f1 /proc/uptime; }
 since() { awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.1f", (a == "" ? 0 : b - a) }'; }
@@ -107,8 +107,10 @@ wait_for() {
 	done
 	return 1
 }
+# stop_tree PID...: a background function's children (the client it ran), then it
+stop_tree() { for p in "$@"; do pkill -P "$p" 2>/dev/null; kill "$p" 2>/dev/null; done; }
 cleanup() {
-	for p in $bg_pids $holder; do kill "$p" 2>/dev/null; done
+	stop_tree $cpids $bg_pids $holder
 	for i in $instances; do stop_$server "$i" 2>/dev/null; done
 }
 trap cleanup EXIT
@@ -351,7 +353,7 @@ for i in $instances; do
 	else
 		client_$server "$i" $((warm + seconds + tail_s)) run &
 	fi
-	bg_pids="$bg_pids $!"
+	cpids="$cpids $!"
 done
 if [ "$server" = memcached ]; then
 	for i in $instances; do
@@ -417,11 +419,10 @@ for i in $instances; do
 	fi
 done
 event "numabctl done"
-if [ "$server" = memcached ]; then
-	kill $bg_pids 2>/dev/null
-fi
-wait $bg_pids 2>/dev/null
-bg_pids=
+# memaslap runs on (its bound covers the loading); the others end by themselves
+[ "$server" = memcached ] && stop_tree $cpids
+wait $cpids 2>/dev/null
+cpids=
 event "client done"
 for i in $instances; do
 	cat $D/samples-$i.txt
