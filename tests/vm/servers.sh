@@ -116,6 +116,18 @@ cleanup() {
 trap cleanup EXIT
 trap 'fail "interrupted"' INT TERM
 
+# until_stopped INSTANCE MAX PID...: the client processes PID run until the
+# run writes $D/stop-INSTANCE (or MAX seconds), then are stopped
+until_stopped() {
+	_i=$1 _end=$(($(cut -d. -f1 /proc/uptime) + $2))
+	shift 2
+	while [ ! -e "$D/stop-$_i" ] && [ "$(cut -d. -f1 /proc/uptime)" -lt $_end ]; do
+		sleep 0.5
+	done
+	kill -INT "$@" 2>/dev/null
+	wait "$@" 2>/dev/null
+}
+
 # port INSTANCE BASE: instance legacy on BASE + 1, the others (main, numab) on BASE
 port() { case "$1" in legacy) echo $(($2 + 1)) ;; *) echo "$2" ;; esac; }
 
@@ -177,10 +189,12 @@ EOF
 }
 stop_postgres() { pg "$PGBIN/pg_ctl" -D "$D/pg-$1" -m immediate -w -t 30 stop >/dev/null 2>&1; }
 main_pid_postgres() { head -n 1 "$D/pg-$1/postmaster.pid" 2>/dev/null; }
-# client_postgres INSTANCE SECONDS TAG: select-only, a forked backend per connection
+# client_postgres INSTANCE MAX: select-only, a forked backend per
+# connection, until stopped
 client_postgres() {
 	pg "$PGBIN/pgbench" -h /tmp -p "$(port "$1" 5432)" -S -c "${conns:-16}" -j 2 \
-		-T "$2" -P 1 postgres >"$D/client-$1-$3.out" 2>&1
+		-T "$2" -P 1 postgres >"$D/client-$1-run.out" 2>&1 &
+	until_stopped "$1" "$2" $!
 }
 # "progress: 5.0 s, 123.4 tps, lat 12.3 ms stddev 4.5, 0 failed"
 client_lines_postgres() {
@@ -189,12 +203,14 @@ client_lines_postgres() {
 		echo "SRV_CLIENT label=$label instance=$1 t=$t ops_s=$tps lat_ms=$lat"
 	done
 }
+# the progress lines' transactions a second and failures (pgbench is stopped
+# before its summary)
 result_postgres() {
 	f=$D/client-$1-run.out
-	tps=$(sed -n 's/^tps = \([0-9.]*\).*/\1/p' "$f")
-	failed=$(sed -n 's/^number of failed transactions: \([0-9]*\).*/\1/p' "$f")
-	echo "SRV_RESULT label=$label instance=$1 ops_s=${tps:-?} failed=${failed:-?}"
-	[ "${failed:-x}" = 0 ] && [ -n "$tps" ]
+	set -- "$1" $(sed -n 's/^progress: [0-9.]* s, \([0-9.]*\) tps, .* \([0-9]*\) failed$/\1 \2/p' "$f" |
+		awk '{ n++; t += $1; f += $2 } END { if (n) printf "%.1f %d %d", t / n, f, n }')
+	echo "SRV_RESULT label=$label instance=$1 ops_s=${2:-?} failed=${3:-?} seconds=${4:-0}"
+	[ "${3:-x}" = 0 ] && [ "${4:-0}" -gt 0 ]
 }
 
 # ---- Redis -----------------------------------------------------------------------
@@ -223,20 +239,21 @@ main_pid_redis() { cat "$D/redis-$1.pid" 2>/dev/null; }
 client_redis() {
 	p=$(port "$1" 6379) keys=$((size * 1024 * 1024 / 700))
 	redis-cli -p "$p" config resetstat >/dev/null
-	timeout "$2" redis-benchmark -p "$p" -c 12 -n 1000000000 -r "$keys" \
-		GET key:__rand_int__ >"$D/client-$1-$3.out" 2>&1 &
+	stdbuf -oL redis-benchmark -p "$p" -c 12 -n 1000000000 -r "$keys" \
+		GET key:__rand_int__ >"$D/client-$1-run.out" 2>&1 &
 	g=$!
-	timeout "$2" redis-benchmark -p "$p" -c 2 -n 1000000000 -r "$keys" \
-		SET key:__rand_int__ "$(printf "%0512d" 0)" >"$D/client-$1-$3-set.out" 2>&1 &
+	stdbuf -oL redis-benchmark -p "$p" -c 2 -n 1000000000 -r "$keys" \
+		SET key:__rand_int__ "$(printf "%0512d" 0)" >"$D/client-$1-run-set.out" 2>&1 &
 	s=$!
-	end=$(($(cut -d. -f1 /proc/uptime) + $2))
-	saves=0
-	while [ "$(cut -d. -f1 /proc/uptime)" -lt $end ]; do
-		[ "$3" = run ] && redis-cli -p "$p" bgsave >/dev/null 2>&1 && saves=$((saves + 1))
-		sleep 3
-	done
-	wait $g $s
-	echo "$saves" >"$D/client-$1-$3.saves"
+	(
+		saves=0
+		while [ ! -e "$D/stop-$1" ]; do
+			redis-cli -p "$p" bgsave >/dev/null 2>&1 && saves=$((saves + 1))
+			echo "$saves" >"$D/client-$1-run.saves"
+			sleep 3
+		done
+	) &
+	until_stopped "$1" "$2" $g $s $!
 }
 # redis-benchmark redraws "GET ...: rps=R (overall: O) avg_msec=A (overall: B)"
 # every 250 ms: every fourth one is a second
@@ -276,10 +293,11 @@ mc_stat() { memcstat --servers="127.0.0.1:$(port "$1" 11211)" 2>/dev/null | sed 
 mc_window_k() { w=$((size * 1024 * 1024 / 1100 / 32 / 1024)); echo $((w > 0 ? w : 1)); }
 mc_keys() { echo $((32 * $(mc_window_k) * 1024)); }
 mc_filled() { [ "$(mc_stat "$1" curr_items)" -ge "$(mc_keys)" ]; }
-client_memcached() { # started once, before the move: loads, then reads
+client_memcached() { # loads, then reads, until stopped
 	printf 'key\n64 64 1\nvalue\n1000 1000 1\ncmd\n0 0.0\n1 1.0\n' >$D/memaslap.cfg
-	memcaslap -s "127.0.0.1:$(port "$1" 11211)" -T 2 -c 32 -w "$(mc_window_k)k" \
-		-F $D/memaslap.cfg -S 1s -t "$2s" >"$D/client-$1-run.out" 2>&1
+	stdbuf -oL memcaslap -s "127.0.0.1:$(port "$1" 11211)" -T 2 -c 32 -w "$(mc_window_k)k" \
+		-F $D/memaslap.cfg -S 1s -t "$2s" >"$D/client-$1-run.out" 2>&1 &
+	until_stopped "$1" "$2" $!
 }
 # the "Total Statistics" block's "Period" line, every second
 client_lines_memcached() {
@@ -342,17 +360,13 @@ event "loaded"
 # The clients run from the warm-up through the measurement and past it,
 # as a connection pool does: the server's processes that serve them have
 # been running (and scanning) before their memory goes to the slow tier.
-# TAIL seconds after the samples leave numabctl time to look at the
-# server while the clients still run.
-tail_s=60
+# They run on after the samples, while numabctl looks at the server.
+# A client runs until the run stops it, at most this long:
+client_max=$((warm + seconds + 900))
 for i in $instances; do
+	rm -f "$D/stop-$i"
 	eval "cstart_$i=\$(now)"
-	if [ "$server" = memcached ]; then
-		# memaslap sets its keys first, then only reads them
-		client_memcached "$i" $((warm + seconds + tail_s + 300)) &
-	else
-		client_$server "$i" $((warm + seconds + tail_s)) run &
-	fi
+	client_$server "$i" "$client_max" &
 	cpids="$cpids $!"
 done
 if [ "$server" = memcached ]; then
@@ -372,11 +386,17 @@ if [ "$mode" = fill ]; then
 	holder=
 	what="room made on the fast node"
 else
+	# the server stopped while its memory moves (SIGSTOP, then SIGCONT):
+	# the move is one moment, not a minute of its own work competing with
+	# the server's, and a process cannot exit half-moved
 	for i in $instances; do
 		main=$(main_pid_$server "$i")
-		for p in "$main" $(pgrep -P "$main"); do
-			migratepages "$p" 0 1 || fail "migratepages $p 0 1"
+		pids="$main $(pgrep -P "$main")"
+		kill -STOP $pids
+		for p in $pids; do
+			migratepages "$p" 0 1 || { kill -CONT $pids; fail "migratepages $p 0 1"; }
 		done
+		kill -CONT $pids
 	done
 	what="moved to the slow node"
 fi
@@ -419,8 +439,7 @@ for i in $instances; do
 	fi
 done
 event "numabctl done"
-# memaslap runs on (its bound covers the loading); the others end by themselves
-[ "$server" = memcached ] && stop_tree $cpids
+for i in $instances; do : >"$D/stop-$i"; done
 wait $cpids 2>/dev/null
 cpids=
 event "client done"
