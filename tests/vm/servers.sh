@@ -107,8 +107,8 @@ wait_for() {
 	done
 	return 1
 }
-# stop_tree PID...: a background function's children (the client it ran), then it
-stop_tree() { for p in "$@"; do pkill -P "$p" 2>/dev/null; kill "$p" 2>/dev/null; done; }
+# stop_tree PID...: each PID and its descendants
+stop_tree() { for p in "$@"; do kill $(descendants "$p") "$p" 2>/dev/null; done; }
 cleanup() {
 	stop_tree $cpids $bg_pids $holder
 	for i in $instances; do stop_$server "$i" 2>/dev/null; done
@@ -124,8 +124,17 @@ until_stopped() {
 	while [ ! -e "$D/stop-$_i" ] && [ "$(cut -d. -f1 /proc/uptime)" -lt $_end ]; do
 		sleep 0.5
 	done
-	kill -INT "$@" 2>/dev/null
+	# SIGTERM to each and its descendants: a background job of a script
+	# ignores SIGINT, and pgbench runs under runuser
+	for _p in "$@"; do kill -TERM $(descendants "$_p") "$_p" 2>/dev/null; done
 	wait "$@" 2>/dev/null
+}
+# descendants PID: its children, theirs, ...
+descendants() {
+	for _c in $(pgrep -P "$1"); do
+		echo "$_c"
+		descendants "$_c"
+	done
 }
 
 # port INSTANCE BASE: instance legacy on BASE + 1, the others (main, numab) on BASE
