@@ -80,5 +80,36 @@ grep -q 'not ok 1 first_touch_m1 .*sequences to placement 2 vs 7' "$tmp/slower.t
 	grep -q 'not ok 3 rofile_m2 .*missing on the series' "$tmp/slower.tap"
 t "... each named" $? "$(cat "$tmp/slower.tap")"
 
+# Repeated placement scenarios: the medians are compared.
+fx=$(dirname "$0")/fixtures/stock-compare
+"$cmp" --out "$tmp/out-busy" --compare "$fx/busy-host-stock.out" "$fx/busy-host-series.out" >"$tmp/busy.tap" 2>&1
+t "a measured run on a busy host (placement sequences 1 to 5 on both kernels) matches" $? "$(cat "$tmp/busy.tap")"
+grep -q '| first_touch_m3 (mode 3) |.*| 1.0 (0.9-1.1) / 1.0 (1.0-1.1) |' "$tmp/out-busy/table.md"
+t "the table shows the seconds to placement" $? "$(cat "$tmp/out-busy/table.md")"
+
+# placement: SCENARIO FILE then "REACHED SECONDS" pairs, one line a run
+placement() {
+	local s=$1 f=$2
+	shift 2
+	while [ $# -gt 0 ]; do
+		line "$s" 3 8193 8193 8193 0 "$1" "$2" >>"$f"
+		shift 2
+	done
+}
+placement first_touch_m3 "$tmp/r-stock" 1 1.0 2 1.0 2 1.0 3 1.1 2 1.0
+placement first_touch_m3 "$tmp/r-outlier" 1 1.0 1 1.0 9 1.9 1 1.0 2 1.0
+"$cmp" --out "$tmp/out-outlier" --compare "$tmp/r-stock" "$tmp/r-outlier" >"$tmp/outlier.tap" 2>&1
+t "one slow run of five (9 sequences, 1.9 s) does not fail the medians" $? "$(cat "$tmp/outlier.tap")"
+placement first_touch_m3 "$tmp/r-late" 6 1.5 7 1.6 7 1.6 8 1.7 7 1.6
+"$cmp" --out "$tmp/out-late" --compare "$tmp/r-stock" "$tmp/r-late" >"$tmp/late.tap" 2>&1
+rc=$?
+t "placement 5 sequences and 0.6 s later in every run fails" $([ $rc = 1 ]; echo $?) "$(cat "$tmp/late.tap")"
+grep -q 'not ok 1 first_touch_m3 .*sequences to placement 2 (1-3) vs 7 (6-8); seconds to placement 1.0 (1.0-1.1) vs 1.6 (1.5-1.7)' "$tmp/late.tap"
+t "... with the medians and ranges of both" $? "$(cat "$tmp/late.tap")"
+placement first_touch_m3 "$tmp/r-ci" 2 1.0
+placement first_touch_m3 "$tmp/r-ci2" 6 1.0
+"$cmp" --out "$tmp/out-ci" --compare "$tmp/r-ci" "$tmp/r-ci2" >"$tmp/ci.tap" 2>&1
+t "single runs 2 vs 6 sequences, both placed at 1.0 s, match (the spread of a busy host)" $? "$(cat "$tmp/ci.tap")"
+
 echo "1..$n"
 exit $bad
