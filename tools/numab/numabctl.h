@@ -416,6 +416,12 @@ struct nx_doc {
 };
 void nx_doc_begin(struct nx_doc *d, FILE *out);
 void nx_doc_table(struct nx_doc *d, struct nx_table *t, const char *title);
+/*
+ * a section that is not one table: its title in text (nothing in JSON),
+ * then what it prints to d->out; its JSON member @o (owned by the document)
+ */
+void nx_doc_title(struct nx_doc *d, const char *title);
+void nx_doc_json(struct nx_doc *d, const char *name, struct json_object *o);
 void nx_doc_end(struct nx_doc *d);
 
 /* vmstat counters relevant to NUMA balancing */
