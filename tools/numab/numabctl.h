@@ -299,6 +299,31 @@ void nx_vmlist_totals(const struct nx_vmlist *l, uint64_t *fast, uint64_t *slow,
  * (none, or a promotion-only one).
  */
 const char *nx_vma_holder(const struct nx_vma *v);
+/*
+ * @l's slow-tier memory grouped by the verdict on its VMAs and what holds
+ * them (nx_vma_holder()), as report's "Slow-tier memory by cause" and
+ * export's numab_process_slow_memory_bytes{verdict,filter} count it
+ */
+#define NX_CAUSE_TOP 3
+struct nx_cause {
+	const char *verdict;	/* judge()'s static strings */
+	const char *holder;	/* nx_vma_holder(): static, or a filter name inside @l */
+	uint64_t slow;		/* slow-tier bytes of its VMAs */
+	size_t nvmas;		/* its VMAs with slow-tier memory */
+	size_t top[NX_CAUSE_TOP];	/* indices into l->v, most slow memory first */
+	size_t ntop;
+};
+/*
+ * The groups of @l with slow-tier memory into *@causes (free() it), the
+ * stranded ones first, then by slow bytes; *@n is 0 when nothing is on
+ * the slow tier.  0 or -ENOMEM.
+ */
+int nx_slow_causes(const struct nx_vmlist *l, struct nx_cause **causes, size_t *n);
+/*
+ * What a group of nx_slow_causes() means and what to do about it, in one
+ * line: the one place of this text
+ */
+const char *nx_cause_text(const char *verdict, const char *holder);
 /* one line for all that is missing from @l, and NUMA balancing off */
 void nx_vmlist_warn(const struct nx_vmlist *l);
 /* why @v got its verdict, into @buf */
@@ -391,6 +416,12 @@ struct nx_doc {
 };
 void nx_doc_begin(struct nx_doc *d, FILE *out);
 void nx_doc_table(struct nx_doc *d, struct nx_table *t, const char *title);
+/*
+ * a section that is not one table: its title in text (nothing in JSON),
+ * then what it prints to d->out; its JSON member @o (owned by the document)
+ */
+void nx_doc_title(struct nx_doc *d, const char *title);
+void nx_doc_json(struct nx_doc *d, const char *name, struct json_object *o);
 void nx_doc_end(struct nx_doc *d);
 
 /* vmstat counters relevant to NUMA balancing */

@@ -920,6 +920,24 @@ void nx_doc_table(struct nx_doc *d, struct nx_table *t, const char *title)
 	d->n++;
 }
 
+void nx_doc_title(struct nx_doc *d, const char *title)
+{
+	if (nx_opt.json)
+		return;
+	fprintf(d->out, "%s%s:\n", d->n ? "\n" : "", title);
+	d->n++;
+}
+
+void nx_doc_json(struct nx_doc *d, const char *name, struct json_object *o)
+{
+	if (!d->root) {
+		json_object_put(o);
+		return;
+	}
+	json_object_object_add(d->root, name, o);
+	d->n++;
+}
+
 void nx_doc_end(struct nx_doc *d)
 {
 	if (!d->root)

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * numabctl report PID: one file a kernel developer can act on.  Kernel and
- * command line, topology and tiers, every tunable and filter, vmstat deltas
- * over the interval, the VMAs at start and end, the skip reasons traced
- * during the interval (when permitted), the NUMA block of /proc/PID/sched,
- * the cgroup and its cpuset.mems.  Text or JSON, to standard output or a
+ * command line, the process's slow-tier memory by cause (which VMAs are
+ * stranded, what holds them, what to do), topology and tiers, every
+ * tunable and filter, vmstat deltas over the interval, the VMAs at start
+ * and end, the skip reasons traced during the interval (when permitted),
+ * the NUMA block of /proc/PID/sched, the cgroup and its cpuset.mems.  Text or JSON, to standard output or a
  * file (nx_write_output(): a regular file atomically, else written through).
  */
 #include <errno.h>
@@ -60,6 +61,209 @@ static void header_table(struct nx_doc *d, const struct report *rp)
 		nx_kv_add(&t, "note", "process exited during the interval: no end snapshot");
 	nx_doc_table(d, &t, "Report");
 	nx_table_free(&t);
+}
+
+enum { CC_VERDICT, CC_CAUSE, CC_SLOW, CC_SHARE, CC_VMAS, CC_LARGEST, CC_MEANING };
+static const struct nx_colspec cause_cols[] = {
+	[CC_VERDICT] = { "VERDICT", 8, 0, SCOLS_JSON_STRING, "verdict on the VMAs (stranded, ok, ...)" },
+	[CC_CAUSE] = { "CAUSE", 10, 0, SCOLS_JSON_STRING, "the filter or check that holds them" },
+	[CC_SLOW] = { "SLOW", 5, SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER, "their slow-tier memory" },
+	[CC_SHARE] = { "SHARE%", 5, SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER,
+		       "share of the process's slow-tier memory" },
+	[CC_VMAS] = { "VMAS", 4, SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER, "VMAs with slow-tier memory" },
+	[CC_LARGEST] = { "LARGEST", 0.5, 0, SCOLS_JSON_STRING,
+			 "the largest VMAs by slow-tier memory, named as in the VMA table" },
+	[CC_MEANING] = { "MEANING", 0.5, 0, SCOLS_JSON_STRING, "what it means and what to do" },
+};
+
+/* a size for a sentence: as the tables show it, but never bytes for -J */
+static const char *sentence_size(char *buf, uint64_t bytes)
+{
+	if (nx_opt.bytes)
+		return nx_fmt_u64(buf, bytes);
+	nx_human_size(bytes, buf, 32);
+	return buf;
+}
+
+static double pct(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+/*
+ * One sentence on @l's slow-tier memory: how much, how much of it
+ * stranded, or why there is nothing to show
+ */
+static void causes_summary(char *buf, size_t sz, const struct report *rp,
+			   const struct nx_vmlist *l, uint64_t fast, uint64_t slow,
+			   uint64_t stranded, size_t nstranded)
+{
+	char a[32], b[32];
+	int pid = (int)rp->pid;
+	size_t off;
+
+	if (!l->have_numa_maps) {
+		snprintf(buf, sz, "No /proc/%d/numa_maps: which memory of process %d is on "
+			 "the slow tier is unknown", pid, pid);
+		return;
+	}
+	if (l->tiers_unknown) {
+		snprintf(buf, sz, "A memory tier's nodelist is malformed: which memory of "
+			 "process %d is on the slow tier is unknown", pid);
+		return;
+	}
+	if (nx_mask_empty(&rp->topo.slow)) {
+		snprintf(buf, sz, "Nothing of process %d is on the slow tier: this host has none "
+			 "(every node is in the top tier)", pid);
+		return;
+	}
+	if (!slow) {
+		snprintf(buf, sz, "Nothing of process %d is on the slow tier (%s resident, all on the "
+			 "fast tier): nothing to promote", pid, sentence_size(a, fast));
+		return;
+	}
+	off = (size_t)snprintf(buf, sz, "%s of the memory of process %d is on the slow tier (%.1f%% of %s "
+			       "resident); ", sentence_size(a, slow), pid, pct(slow, fast + slow),
+			       sentence_size(b, fast + slow));
+	if (off >= sz)
+		return;
+	if (stranded)
+		snprintf(buf + off, sz - off, "%s of it (%.1f%%) is stranded, in %zu VMA%s: the "
+			 "stranded rows say what holds it", sentence_size(a, stranded),
+			 pct(stranded, slow), nstranded, nstranded == 1 ? "" : "s");
+	else if (!l->have_numab)
+		snprintf(buf + off, sz - off, "whether any of it is stranded is unknown: no "
+			 "scan state");
+	else
+		snprintf(buf + off, sz - off, "nothing of it is stranded");
+}
+
+/* "anon 128M, /usr/lib/x86_64-linux-gnu/libc.so.6 80K": the largest of @c */
+static void largest_text(char *buf, size_t sz, const struct nx_vmlist *l,
+			 const struct nx_cause *c)
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (size_t k = 0; k < c->ntop && off < sz; k++) {
+		const struct nx_vma *v = &l->v[c->top[k]];
+		char s[32];
+
+		off += (size_t)snprintf(buf + off, sz - off, "%s%s %s", k ? ", " : "",
+					v->name, nx_fmt_size(s, v->slow_bytes));
+	}
+	if (c->nvmas > c->ntop && off < sz)
+		snprintf(buf + off, sz - off, ", ... (%zu more)", c->nvmas - c->ntop);
+}
+
+/* the "largest" member of a cause's JSON object: [{start, name, slow}, ...] */
+static struct json_object *largest_json(const struct nx_vmlist *l, const struct nx_cause *c)
+{
+	struct json_object *arr = json_object_new_array();
+
+	for (size_t k = 0; arr && k < c->ntop; k++) {
+		const struct nx_vma *v = &l->v[c->top[k]];
+		struct json_object *o = json_object_new_object();
+		char hex[24];
+
+		if (!o)
+			break;
+		json_object_object_add(o, "start", json_object_new_string(nx_fmt_hex(hex, v->start)));
+		json_object_object_add(o, "name", json_object_new_string(v->name));
+		json_object_object_add(o, "slow", v->slow_bytes > INT64_MAX ?
+				       json_object_new_uint64(v->slow_bytes) :
+				       json_object_new_int64((int64_t)v->slow_bytes));
+		json_object_array_add(arr, o);
+	}
+	return arr;
+}
+
+/*
+ * "Slow-tier memory by cause": the process's slow-tier memory at the end
+ * of the interval by verdict and what holds it, the largest VMAs of each
+ * group, and a line each on what the cause means and what to do.  One
+ * sentence says how much is slow and stranded, or why nothing is shown.
+ * JSON: slow_summary (key/value, numbers as numbers) and slow_causes (an
+ * object per group, bytes as numbers, "largest" an array of VMAs).
+ */
+static void causes_section(struct nx_doc *d, const struct report *rp)
+{
+	const struct nx_vmlist *l = rp->have_l1 ? &rp->l1 : &rp->l0;
+	bool known = l->have_numa_maps && !l->tiers_unknown;
+	uint64_t fast, slow, stranded;
+	struct nx_cause *c = NULL;
+	size_t nc = 0, nstranded = 0;
+	struct nx_table t, kv;
+	char title[160], seq[32] = "", sentence[512], buf[32];
+	int width = 0;
+
+	nx_vmlist_totals(l, &fast, &slow, &stranded);
+	if (known && nx_slow_causes(l, &c, &nc)) {
+		nx_warn("out of memory grouping the slow-tier memory");
+		c = NULL;
+		nc = 0;
+	}
+	for (size_t i = 0; i < nc; i++)
+		if (!strcmp(c[i].verdict, "stranded"))
+			nstranded += c[i].nvmas;
+	causes_summary(sentence, sizeof(sentence), rp, l, fast, slow, stranded, nstranded);
+	if (l->have_numab && (l->mm.have & MM_HAVE_SEQ))
+		snprintf(seq, sizeof(seq), ", scan_seq %llu", (unsigned long long)l->mm.scan_seq);
+	snprintf(title, sizeof(title), "Slow-tier memory by cause (%s%s)",
+		 rp->have_l1 ? "end of the interval" : "start: the process exited", seq);
+	nx_doc_title(d, title);
+	if (!nx_opt.json)
+		fprintf(d->out, "%s.\n", sentence);
+	if (!nx_kv_table_init(&kv, "slow_summary")) {
+		nx_kv_add(&kv, "summary", "%s", sentence);
+		nx_kv_add(&kv, "snapshot", "%s", rp->have_l1 ? "end" : "start");
+		nx_kv_num(&kv, "scan_seq", seq[0] ? nx_fmt_u64(buf, l->mm.scan_seq) : NULL);
+		nx_kv_num(&kv, "fast", known ? nx_fmt_u64(buf, fast) : NULL);
+		nx_kv_num(&kv, "slow", known ? nx_fmt_u64(buf, slow) : NULL);
+		nx_kv_num(&kv, "stranded", known && l->have_numab ? nx_fmt_u64(buf, stranded) : NULL);
+		nx_doc_json(d, "slow_summary", nx_table_json(&kv));
+		nx_table_free(&kv);
+	}
+	if (nx_table_init(&t, "slow_causes", cause_cols, sizeof(cause_cols) / sizeof(cause_cols[0]),
+			  nx_opt.json ? "VERDICT,CAUSE,SLOW,SHARE%,VMAS,MEANING" :
+			  "VERDICT,CAUSE,SLOW,SHARE%,VMAS,LARGEST", NULL)) {
+		free(c);
+		return;
+	}
+	for (size_t i = 0; i < nc; i++) {
+		struct libscols_line *ln = nx_table_line(&t);
+		char largest[1024];
+
+		nx_table_set(&t, ln, CC_VERDICT, "%s", c[i].verdict);
+		nx_table_set(&t, ln, CC_CAUSE, "%s", c[i].holder);
+		nx_table_size(&t, ln, CC_SLOW, c[i].slow);
+		nx_table_set(&t, ln, CC_SHARE, "%s", nx_fmt_pct(buf, pct(c[i].slow, slow)));
+		nx_table_set(&t, ln, CC_VMAS, "%zu", c[i].nvmas);
+		largest_text(largest, sizeof(largest), l, &c[i]);
+		nx_table_set(&t, ln, CC_LARGEST, "%s", largest);
+		nx_table_set(&t, ln, CC_MEANING, "%s", nx_cause_text(c[i].verdict, c[i].holder));
+		if ((int)(strlen(c[i].verdict) + 1 + strlen(c[i].holder)) > width)
+			width = (int)(strlen(c[i].verdict) + 1 + strlen(c[i].holder));
+	}
+	if (nx_opt.json) {
+		struct json_object *arr = nx_table_json(&t);
+
+		for (size_t i = 0; arr && i < nc; i++)
+			json_object_object_add(json_object_array_get_idx(arr, i), "largest",
+					       largest_json(l, &c[i]));
+		nx_doc_json(d, "slow_causes", arr);
+	} else if (nc) {
+		nx_table_print(&t, d->out);
+		for (size_t i = 0; i < nc; i++) {
+			char key[64];
+
+			snprintf(key, sizeof(key), "%s:%s", c[i].verdict, c[i].holder);
+			fprintf(d->out, "%-*s  %s\n", width, key,
+				nx_cause_text(c[i].verdict, c[i].holder));
+		}
+	}
+	nx_table_free(&t);
+	free(c);
 }
 
 enum { VC_COUNTER, VC_START, VC_END, VC_DELTA };
@@ -249,6 +453,7 @@ static void compose(FILE *out, struct report *rp)
 
 	nx_doc_begin(&d, out);
 	header_table(&d, rp);
+	causes_section(&d, rp);	/* near the top: what is stranded and why */
 	nx_status_doc(&d, &rp->topo, false);
 	nx_pf_report_doc(&d, rp->pid, &rp->l0);	/* per-process filters */
 	vmstat_table(&d, rp);
@@ -297,10 +502,11 @@ static void report_usage(FILE *out)
 {
 	fputs("Usage: numabctl report [OPTIONS] PID\n\n"
 	      "Write one report a kernel developer can act on: kernel and command line,\n"
-	      "topology and tiers, tunables and filters, vmstat deltas over the\n"
-	      "interval, the VMAs of PID at start and end, the skip reasons traced\n"
-	      "during the interval (as root), the NUMA block of /proc/PID/sched, the\n"
-	      "cgroup and cpuset.mems.  Plain text, or JSON with -J.\n\n"
+	      "the slow-tier memory of PID by cause (what is stranded, what holds it,\n"
+	      "what to do), topology and tiers, tunables and filters, vmstat deltas\n"
+	      "over the interval, the VMAs of PID at start and end, the skip reasons\n"
+	      "traced during the interval (as root), the NUMA block of /proc/PID/sched,\n"
+	      "the cgroup and cpuset.mems.  Plain text, or JSON with -J.\n\n"
 	      "  -d, --duration SEC   interval (default 5)\n"
 	      "  -w, --write FILE     write to FILE (- for stdout, the default): a\n"
 	      "                       regular file is replaced atomically, a device,\n"

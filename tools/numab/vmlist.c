@@ -391,6 +391,117 @@ const char *nx_vma_holder(const struct nx_vma *v)
 	return "none";
 }
 
+/*
+ * What holds slow-tier memory and what to do about it, by verdict and
+ * holder (nx_vma_holder()); a NULL holder: any.  One line each: report
+ * prints it under its "Slow-tier memory by cause" table.
+ */
+static const struct {
+	const char *verdict, *holder, *text;
+} cause_texts[] = {
+	{ "stranded", "pid", "the PID filter skips VMAs no thread took a hinting fault in lately, "
+	  "and an unscanned VMA takes none: `numabctl filter pid=tier` on a numab kernel (its "
+	  "default; `numabctl filter --pid PID pid=tier` for this process only)" },
+	{ "stranded", "shared_ro", "read-only file mappings (program text, libraries) are not "
+	  "scanned: `numabctl filter shared_ro=tier` with kernel.numa_balancing=2 (numab's "
+	  "default; `numabctl filter --pid PID shared_ro=tier` for this process only)" },
+	{ "stranded", "scan_delay", "the scan delay of new VMAs keeps it waiting: "
+	  "`numabctl filter scan_delay=off` (`numabctl filter --pid PID scan_delay=off` for "
+	  "this process only)" },
+	{ "stranded", "unsuitable", "the kernel never migrates this mapping by NUMA balancing "
+	  "(VM_IO/VM_PFNMAP, hugetlb, DAX, or a memory policy without MPOL_F_MOF): no filter "
+	  "lifts it; migratepages(8) or another memory policy moves it" },
+	{ "stranded", "inaccessible", "a PROT_NONE mapping is never scanned and no filter lifts "
+	  "it: its pages move once mprotect() makes it accessible and a scan passes" },
+	{ "stranded", "none", "not scanned for --stale sequences and no filter names why: WHY "
+	  "in the VMA table has the last skip reason; `numabctl trace PID` (root) records them" },
+	{ "stranded", NULL, "a filter this numabctl does not know skips it: `numabctl filter` "
+	  "lists the filters, `numabctl trace PID` (root) records the skip reasons" },
+	{ "unscanned", NULL, "not visited by the scanner yet (state=none) and the process has "
+	  "run fewer than --stale scan sequences: not stranded yet; look again later" },
+	{ "unknown", "uncertain", "shmem whose filter depends on this kernel's vma_policy_mof(): "
+	  "`numabctl trace PID` as root, once per boot, learns which" },
+	{ "unknown", NULL, "no scan state (no /proc/PID/numa_vmas, no BPF backend): whether the "
+	  "scanner visits it is unknown; use a kernel with the numab series, or run as root "
+	  "with the BPF backend" },
+	{ "ok", "none", "scanned: its slow-tier pages are promoted when touched; what stays "
+	  "there is cold" },
+	{ "ok", NULL, "scanned for promotion only: its slow-tier pages are promoted when "
+	  "touched; nothing to do" },
+};
+
+const char *nx_cause_text(const char *verdict, const char *holder)
+{
+	for (size_t i = 0; i < sizeof(cause_texts) / sizeof(cause_texts[0]); i++)
+		if (!strcmp(cause_texts[i].verdict, verdict) &&
+		    (!cause_texts[i].holder || !strcmp(cause_texts[i].holder, holder)))
+			return cause_texts[i].text;
+	return "see the verdicts in numabctl(8)";
+}
+
+/* stranded first, then the most slow memory; verdict and holder break ties */
+static int cmp_cause(const void *a, const void *b)
+{
+	const struct nx_cause *x = a, *y = b;
+	bool xs = !strcmp(x->verdict, "stranded"), ys = !strcmp(y->verdict, "stranded");
+	int c;
+
+	if (xs != ys)
+		return xs ? -1 : 1;
+	if (x->slow != y->slow)
+		return x->slow > y->slow ? -1 : 1;
+	c = strcmp(x->verdict, y->verdict);
+	return c ? c : strcmp(x->holder, y->holder);
+}
+
+int nx_slow_causes(const struct nx_vmlist *l, struct nx_cause **causes, size_t *n)
+{
+	struct nx_cause *c = NULL;
+	size_t nc = 0, cap = 0;
+
+	*causes = NULL;
+	*n = 0;
+	for (size_t i = 0; i < l->n; i++) {
+		const struct nx_vma *v = &l->v[i];
+		const char *holder;
+		struct nx_cause *g = NULL;
+		size_t k;
+
+		if (!v->slow_bytes)
+			continue;
+		holder = nx_vma_holder(v);
+		for (k = 0; k < nc && !g; k++)
+			if (!strcmp(c[k].verdict, v->verdict) && !strcmp(c[k].holder, holder))
+				g = &c[k];
+		if (!g) {
+			if (grow((void **)&c, &cap, nc, sizeof(*c))) {
+				free(c);
+				return -ENOMEM;
+			}
+			g = &c[nc++];
+			memset(g, 0, sizeof(*g));
+			g->verdict = v->verdict;
+			g->holder = holder;
+		}
+		g->slow += v->slow_bytes;
+		g->nvmas++;
+		/* insert into the largest NX_CAUSE_TOP; the earlier VMA wins a tie */
+		for (k = g->ntop; k > 0 && l->v[g->top[k - 1]].slow_bytes < v->slow_bytes; k--)
+			if (k < NX_CAUSE_TOP)
+				g->top[k] = g->top[k - 1];
+		if (k < NX_CAUSE_TOP) {
+			g->top[k] = i;
+			if (g->ntop < NX_CAUSE_TOP)
+				g->ntop++;
+		}
+	}
+	if (nc > 1)
+		qsort(c, nc, sizeof(*c), cmp_cause);
+	*causes = c;
+	*n = nc;
+	return 0;
+}
+
 static int load_optional(struct loader *ld, pid_t pid, const char *file,
 			 nx_line_fn fn, bool *have)
 {

@@ -38,6 +38,13 @@ golden() {
 	if [ -n "$UPDATE" ]; then cp "$TMP/out" "$EXP/$1"; fi
 	diff -u "$EXP/$1" "$TMP/out" > "$TMP/diff" || { diag "$TMP/diff"; return 1; }
 }
+# json EXPR: python3 evaluates EXPR on d, the JSON document on stdout
+json() {
+	command -v python3 > /dev/null || { echo "# python3 not installed"; return 1; }
+	python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+sys.exit(0 if eval(sys.argv[2]) else 1)' "$TMP/out" "$1" || { echo "# false: $1"; diag "$TMP/out"; return 1; }
+}
 # a writable copy of a fixture, so that filter/run never touch /proc/sys
 copy() { rm -rf "$TMP/$1"; cp -a "$FIX/$1" "$TMP/$1"; echo "$TMP/$1"; }
 sysctl_is() { [ "$(cat "$1/proc/sys/kernel/numa_balancing_filter_$2")" = "$3" ] || { echo "# filter_$2 is $(cat "$1/proc/sys/kernel/numa_balancing_filter_$2"), expected $3"; return 1; }; }

@@ -2,13 +2,6 @@
 # CLI tests: correct data, honest errors, the conventions of
 # util-linux, numastat and bpftool.  Sourced by tests/check.sh (its helpers).
 P=$FIX/patched U=$FIX/unpatched-6.12 M=$FIX/malformed
-# json EXPR: python3 evaluates EXPR on d, the JSON document on stdout
-json() {
-	command -v python3 > /dev/null || { echo "# python3 not installed"; return 1; }
-	python3 -c 'import json, sys
-d = json.load(open(sys.argv[1]))
-sys.exit(0 if eval(sys.argv[2]) else 1)' "$TMP/out" "$1" || { echo "# false: $1"; diag "$TMP/out"; return 1; }
-}
 errs() {	# exactly $1 lines on stderr start with "numabctl:"
 	[ "$(grep -c '^numabctl:' "$TMP/err")" = "$1" ] || { echo "# expected $1 numabctl: lines"; diag "$TMP/err"; return 1; }
 }

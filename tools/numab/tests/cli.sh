@@ -426,13 +426,42 @@ t "report: the promo_backoff skip counter over the interval" has "^numa_vma_skip
 t "report: kernel, cmdline, sched and cpuset content" eval 'has "6.12.0-numab" && has "numa_balancing=enable" && has "mm->numa_scan_seq *412" && has "cpuset.mems.effective 0-1" && has "pid_inactive *3"'
 nx "$P" report 4242 -d 0 -J -w "$TMP/report.json"
 t "report -J -w FILE: written, stdout empty, no temp file left" eval 'rc 0 && lines 0 && [ -s "$TMP/report.json" ] && [ -z "$(ls "$TMP" | grep "report.json\\.")" ]'
-t "report -J: one JSON object with every section" eval '(for s in report support nodes tunables filters counters vmas_start vmas_end skips sched cgroup; do grep -q "^  \"$s\": \\[" "$TMP/report.json" || { echo "# no $s"; exit 1; }; done) && [ "$(head -c1 "$TMP/report.json")" = "{" ] && [ "$(tail -n1 "$TMP/report.json")" = "}" ]'
+t "report -J: one JSON object with every section" eval '(for s in report slow_summary slow_causes support nodes tunables filters counters vmas_start vmas_end skips sched cgroup; do grep -q "^  \"$s\": \\[" "$TMP/report.json" || { echo "# no $s"; exit 1; }; done) && [ "$(head -c1 "$TMP/report.json")" = "{" ] && [ "$(tail -n1 "$TMP/report.json")" = "}" ]'
 t "report -J: untraced interval says why" eval 'grep -q "not traced" "$TMP/report.json"'
 if command -v python3 > /dev/null; then
 	t "report -J is valid JSON" python3 -c "import json,sys; json.load(open(sys.argv[1]))" "$TMP/report.json"
 else
 	skip "report -J is valid JSON" "python3 not installed"
 fi
+# the slow-tier memory by cause: the stranded VMAs, what holds them, what to do
+nx "$P" report 4242 -d 0 --no-trace
+t "report: the slow-tier causes come right after the header" eval 'rc 0 && [ "$(grep -n "^Slow-tier memory by cause (end of the interval, scan_seq 412):$" "$TMP/out" | cut -d: -f1)" -lt "$(grep -n "^Support:" "$TMP/out" | cut -d: -f1)" ]'
+t "report: the sentence says how much is slow and stranded" has "^371M of the memory of process 4242 is on the slow tier (32.1% of 1.1G resident); 128M of it (34.5%) is stranded, in 2 VMAs"
+t "report: the PID filter's stranded group, its share and its VMA named" has "^stranded pid  *128M  *34.5  *1 anon 128M$"
+t "report: the shared_ro filter's stranded group names the libc VMA" has "^stranded shared_ro  *80K  *0.0  *1 /usr/lib/x86_64-linux-gnu/libc.so.6 80K$"
+t "report: the stranded groups first, then the scanned ones" eval 'sed -n "/^VERDICT  *CAUSE/,/^\$/p" "$TMP/out" | sed -n "2,4p" | cut -d" " -f1 | tr "\n" " " | grep -qx "stranded stranded ok "'
+t "report: a line on what each cause means and what to do" eval 'has "^stranded:shared_ro  *read-only file mappings (program text, libraries) are not scanned: .numabctl filter shared_ro=tier." && has "^stranded:pid  *the PID filter" && has "^ok:none  *scanned"'
+nx "$P" report 4242 -d 0 --no-trace -b
+t "report -b: the byte totals of the groups" eval 'rc 0 && has "^stranded pid  *134217728 " && has "^stranded shared_ro  *81920 " && has "^ok  *none  *254541824 "'
+# the largest 3 of a group, by slow memory: no scan state puts all in one
+nx "$U" report 4242 -d 0 --no-trace
+t "report without scan state: one unknown group, its largest 3 in order" eval 'rc 0 && has "^unknown  *unknown  *371M  *100.0  *3 /memfd:big (deleted) 243M, anon 128M, /usr/lib/x86_64-linux-gnu/libc.so.6 80K$" && has "whether any of it is stranded is unknown"'
+nx "$S" report 4242 -d 0 --no-trace
+t "report on a host without a slow tier: a sentence, no empty table" eval 'rc 0 && has "^Nothing of process 4242 is on the slow tier: this host has none" && hasnt "^VERDICT  *CAUSE"'
+# patched with the stranded VMAs on the fast node: slow memory, none of it stranded
+C=$(copy patched)
+sed -i 's/ N1=32768 / N0=32768 /; s/ N1=20 / N0=20 /' "$C/proc/4242/numa_maps"
+nx "$C" report 4242 -d 0 --no-trace
+t "report with slow memory but nothing stranded: says so" eval 'rc 0 && has "243M of the memory of process 4242 is on the slow tier .*; nothing of it is stranded\.$" && has "^ok  *none  *243M  *100.0  *1 /memfd:big (deleted) 243M$" && hasnt "^stranded"'
+sed -i 's/ N1=62144 / N0=62144 /' "$C/proc/4242/numa_maps"
+nx "$C" report 4242 -d 0 --no-trace
+t "report with nothing on the slow tier: a sentence, no empty table" eval 'rc 0 && has "^Nothing of process 4242 is on the slow tier (1.1G resident, all on the fast tier): nothing to promote\.$" && hasnt "^VERDICT  *CAUSE"'
+nx "$C" report 4242 -d 0 --no-trace -J
+t "report -J with nothing on the slow tier: no causes, the sentence and slow 0" json 'd["slow_causes"] == [] and {r["key"]: r["value"] for r in d["slow_summary"]}["slow"] == 0 and {r["key"]: r["value"] for r in d["slow_summary"]}["summary"].startswith("Nothing of process 4242")'
+nx "$P" report 4242 -d 0 --no-trace -J
+t "report -J: the causes with numeric bytes, the stranded VMAs named" json 'd["slow_causes"][0]["verdict"] == "stranded" and d["slow_causes"][0]["cause"] == "pid" and d["slow_causes"][0]["slow"] == 134217728 and d["slow_causes"][0]["vmas"] == 1 and d["slow_causes"][0]["largest"] == [{"start": "7f3a40000000", "name": "anon", "slow": 134217728}] and d["slow_causes"][1]["cause"] == "shared_ro" and d["slow_causes"][1]["slow"] == 81920 and d["slow_causes"][1]["largest"][0]["name"] == "/usr/lib/x86_64-linux-gnu/libc.so.6"'
+t "report -J: every byte count is a number, and the groups add up to the slow tier" json 'all(type(c["slow"]) is int and type(c["share%"]) is float and all(type(v["slow"]) is int for v in c["largest"]) for c in d["slow_causes"]) and sum(c["slow"] for c in d["slow_causes"]) == {r["key"]: r["value"] for r in d["slow_summary"]}["slow"] == 388841472 and {r["key"]: r["value"] for r in d["slow_summary"]}["stranded"] == 134299648'
+t "report -J: each cause says what to do" json 'all(c["meaning"] for c in d["slow_causes"]) and "shared_ro=tier" in d["slow_causes"][1]["meaning"]'
 nx "$U" report 4242 -d 0 --no-trace
 t "report on unpatched kernel: says what is missing" eval 'rc 0 && has "kernel lacks the numab" && has "(--no-trace)" && lines 1 err'
 nx "$P" report 4242 -d 0 -w /nonexistent/dir/r.txt
@@ -453,6 +482,9 @@ nx "$P" vmas -J --stranded -o START,SIZE,SLOW,SEQS,VERDICT,WHY 4242
 t "man page: the vmas -J example is current output" doc_example "numabctl vmas -J --stranded -o START,SIZE,SLOW,SEQS,VERDICT,WHY 4242"
 nx "$P" filter
 t "man page: the filter example is current output" doc_example "numabctl filter"
+nx "$P" report -d 0 --no-trace 4242
+sed -n '/^Slow-tier/,/^$/p' "$TMP/out" | sed '/^$/d' > "$TMP/section" && mv "$TMP/section" "$TMP/out"
+t "man page: the report's slow-tier causes example is current output" doc_example "sed -n '/^Slow-tier/,/^\$/p' numab-report.txt"
 t "man page documents every command" eval '(for c in status vmas filter run watch trace report; do grep -q "^$c" "$DOC" || exit 1; done)'
 nx "$P" filter -r -n -o NAME
 t "man page and bash completion name every filter" eval '(for f in $(cat "$TMP/out"); do grep -q "\`\`$f\`\`" "$DOC" && grep -q "$f=tier\|$f=on" bash-completion/numabctl || { echo "# $f"; exit 1; }; done)'

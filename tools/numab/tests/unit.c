@@ -318,6 +318,83 @@ static const struct nx_vma *find(const struct nx_vmlist *l, uint64_t start)
 	return NULL;
 }
 
+/* the slow-tier memory by cause of patched's 4242 (report's section) */
+static void test_causes_patched(const struct nx_vmlist *l)
+{
+	struct nx_cause *c;
+	size_t n;
+	int r = nx_slow_causes(l, &c, &n);
+
+	tap(r == 0 && n == 3, "causes: three groups hold slow memory (%zu)", n);
+	if (r || n != 3) {
+		free(c);
+		return;
+	}
+	tap(!strcmp(c[0].verdict, "stranded") && !strcmp(c[0].holder, "pid") &&
+	    c[0].slow == 32768ull * 4096 && c[0].nvmas == 1 && c[0].ntop == 1 &&
+	    l->v[c[0].top[0]].start == 0x7f3a40000000ull,
+	    "causes: the PID filter's stranded group, its bytes and its VMA");
+	tap(!strcmp(c[1].verdict, "stranded") && !strcmp(c[1].holder, "shared_ro") &&
+	    c[1].slow == 20ull * 4096 && c[1].ntop == 1 &&
+	    !strcmp(l->v[c[1].top[0]].name, "/usr/lib/x86_64-linux-gnu/libc.so.6"),
+	    "causes: the shared_ro group after it, though smaller than the scanned memory");
+	tap(!strcmp(c[2].verdict, "ok") && !strcmp(c[2].holder, "none") &&
+	    c[2].slow == 62144ull * 4096, "causes: the scanned memory last");
+	tap(strstr(nx_cause_text("stranded", "shared_ro"), "shared_ro=tier") &&
+	    strstr(nx_cause_text("stranded", "pid"), "pid=tier") &&
+	    strstr(nx_cause_text("ok", "shared_ro_promo_only"), "promotion only") &&
+	    strstr(nx_cause_text("stranded", "some_new_filter"), "does not know") &&
+	    strcmp(nx_cause_text("unknown", "uncertain"), nx_cause_text("unknown", "unknown")),
+	    "causes: a line per cause, a general one for a filter not known");
+	free(c);
+}
+
+/* without scan state: one group; its largest 3 in order of slow memory */
+static void test_causes_unpatched(const struct nx_vmlist *l)
+{
+	struct nx_cause *c;
+	size_t n;
+	int r = nx_slow_causes(l, &c, &n);
+
+	tap(r == 0 && n == 1 && !strcmp(c[0].verdict, "unknown") && c[0].nvmas == 3 &&
+	    c[0].ntop == 3 && l->v[c[0].top[0]].start == 0x7f3a00000000ull &&
+	    l->v[c[0].top[1]].start == 0x7f3a40000000ull &&
+	    l->v[c[0].top[2]].start == 0x7f3a4a000000ull,
+	    "causes: the largest VMAs of a group, most slow memory first");
+	free(c);
+}
+
+/* the largest 3 of a group whatever the order of the VMAs; ties: the first */
+static void test_causes_top(void)
+{
+	static const uint64_t kb[] = { 4, 20, 12, 16, 8, 16 };
+	struct nx_vma v[6];
+	struct nx_vmlist l;
+	struct nx_cause *c;
+	size_t n;
+	int r;
+
+	memset(&l, 0, sizeof(l));
+	memset(v, 0, sizeof(v));
+	for (size_t i = 0; i < 6; i++) {
+		v[i].start = 0x1000 * (i + 1);
+		v[i].end = v[i].start + 0x1000;
+		v[i].slow_bytes = kb[i] * 1024;
+		v[i].verdict = "unknown";
+		v[i].name = "anon";
+	}
+	l.v = v;
+	l.n = 6;
+	r = nx_slow_causes(&l, &c, &n);
+	tap(r == 0 && n == 1 && c[0].nvmas == 6 && c[0].slow == 76 * 1024 && c[0].ntop == 3 &&
+	    c[0].top[0] == 1 && c[0].top[1] == 3 && c[0].top[2] == 5,
+	    "causes: the largest 3 of 6 VMAs in any order, the earlier of a tie first");
+	free(c);
+	l.n = 0;
+	r = nx_slow_causes(&l, &c, &n);
+	tap(r == 0 && n == 0 && !c, "causes: nothing on the slow tier, no group");
+}
+
 static void test_vmlist(void)
 {
 	struct nx_topo topo;
@@ -353,6 +430,7 @@ static void test_vmlist(void)
 	    "vmlist: recently scanned VMA is ok, name from maps");
 	v = find(&l, 0xffffffffff600000ull);
 	tap(v && !strcmp(v->verdict, "unknown") && !v->in_numa_maps, "vmlist: vsyscall not in numa_vmas");
+	test_causes_patched(&l);
 	nx_vmlist_free(&l);
 	r = nx_vmlist_load(&l, 4242, &topo, 200);
 	v = find(&l, 0x7f3a40000000ull);
@@ -368,6 +446,7 @@ static void test_vmlist(void)
 	tap(r == 0 && !l.have_numab && l.have_numa_maps && strstr(l.missing, "numa_vmas") &&
 	    !strcmp(l.v[3].verdict, "unknown") && l.v[3].slow_bytes == 32768ull * 4096,
 	    "vmlist: unpatched kernel gives residency, verdict unknown");
+	test_causes_unpatched(&l);
 	nx_vmlist_free(&l);
 	nx_topo_free(&topo);
 
@@ -727,6 +806,7 @@ int main(int argc, char **argv)
 	test_trace();
 	test_misc();
 	test_vmlist();
+	test_causes_top();
 	test_filters();
 	test_override();
 	test_shmem();

@@ -42,6 +42,8 @@ vg "status -J=compact, -o" "$BIN" --sysroot "$FIX/patched" status --json=compact
 vg "vmas on malformed tiers and numa_maps" "$BIN" --sysroot "$FIX/malformed" vmas -N 4242
 vg "report -J" "$BIN" --sysroot "$FIX/patched" report 4242 -d 0 -J --trace-input "$FIX/trace-4242.txt"
 vg "report on unpatched kernel" "$BIN" --sysroot "$FIX/unpatched-6.12" report 4242 -d 0
+vg "report with its slow-tier causes as text" "$BIN" --sysroot "$FIX/patched" report 4242 -d 0 --no-trace
+vg "report -J with nothing on the slow tier" "$BIN" --sysroot "$FIX/single-node" report 4242 -d 0 -J --no-trace
 # per-process filters, on a writable copy of the fixture
 PP=$(mktemp -d); cp -a "$FIX/per-process/." "$PP"
 trap 'rm -f "$LOG"; rm -rf "$PP"' EXIT
