@@ -16,7 +16,7 @@ static const char *const meaning[NX_NFILTERS][3] = {
 	{ "scan new VMAs at once",
 	  "new VMAs wait scan_delay before the first scan", NULL },
 	{ "scan even when cpuset.mems is a single node",
-	  "skip tasks whose cpuset.mems is a single node", NULL },
+	  "skip tasks whose cpuset.mems is a single node (not a top-tier one when tiering)", NULL },
 	{ "treat folios mapped by several processes like any other",
 	  "leave folios mapped by several processes alone (6.12)",
 	  "leave them alone, but mark and promote lower-tier ones when tiering" },
