@@ -418,9 +418,26 @@ for i in $instances; do
 	nice -n -20 srvsample -l "$label/$i" -r "$(main_pid_$server "$i")" -P -i 1 >$D/samples-$i.txt 2>&1 &
 	samplers="$samplers $!"
 done
+# what the scanner did with each VMA of one process over the whole run
+# (sched_skip_vma_numa): the server's busiest process, the main one or
+# the child that used the most CPU before the move
+tracer= traced=
+if [ -e /sys/kernel/tracing/events/sched/sched_skip_vma_numa ] || [ -e /sys/kernel/debug/tracing/events/sched/sched_skip_vma_numa ]; then
+	i=${instances%% *}
+	main=$(main_pid_$server "$i")
+	traced=$(ps -o pid=,time= --ppid "$main" -p "$main" --sort=-time 2>/dev/null | awk 'NR == 1 { print $1 }')
+	if [ -n "$traced" ]; then
+		timeout $((seconds + 30)) numabctl trace -d "$seconds" "$traced" >$D/trace-$traced.txt 2>&1 &
+		tracer=$!
+	fi
+fi
 sleep "$seconds"
 kill $samplers 2>/dev/null
 wait $samplers 2>/dev/null
+if [ -n "$tracer" ]; then
+	wait $tracer 2>/dev/null
+	section "trace $label ${instances%% *} $traced $(cat /proc/$traced/comm 2>/dev/null)" $D/trace-$traced.txt
+fi
 event "sampled"
 rc=0
 [ "$server" = memcached ] && for i in $instances; do result_memcached "$i" >$D/result-$i.txt || rc=1; done
