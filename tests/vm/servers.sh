@@ -293,7 +293,15 @@ start_memcached() { # start_memcached INSTANCE [PREFIX...]
 	wait_for 60 memcstat --servers="127.0.0.1:$p" || fail "memcached $inst does not answer"
 	echo "SRV_INFO label=$label instance=$inst port=$p threads=${conns:-16}"
 }
-stop_memcached() { kill "$(cat "$D/memcached-$1.pid" 2>/dev/null)" 2>/dev/null; }
+# gone before the next run starts one on the same port: a memcached -d
+# that cannot bind exits after its parent returned 0, and the old server
+# would answer for it until it is gone
+stop_memcached() {
+	local p
+	p=$(cat "$D/memcached-$1.pid" 2>/dev/null) || return 0
+	kill "$p" 2>/dev/null
+	wait_for 30 sh -c "! kill -0 $p 2>/dev/null"
+}
 main_pid_memcached() { cat "$D/memcached-$1.pid" 2>/dev/null; }
 mc_stat() { memcstat --servers="127.0.0.1:$(port "$1" 11211)" 2>/dev/null | sed -n "s/^[[:space:]]*$2: //p"; }
 # memaslap's keys: 32 concurrencies x a window of W thousand (1024) keys,
