@@ -15,8 +15,8 @@
  * moment between A and C. The tolerance:
  *  - filter, state, start_seq, last_skip and the name's kind: B equals
  *    A or C; pids: every bit of B is in A or C (a window reset between
- *    the reads, then faults, gives a state equal to neither: seen once in
- *    a CI run, 0x1000001010000,0x1000000 between ...,0x1000001010000 and
+ *    the reads, then faults, gives a state equal to neither, e.g.
+ *    0x1000001010000,0x1000000 between ...,0x1000001010000 and
  *    ...,0x1000001000000);
  *  - the mm's scan_offset: between A and C within one scan sequence; at
  *    or past A, or at or before C, when a sequence ended between them;
@@ -206,34 +206,33 @@ static bool flips(const char *k)
 	return !strcmp(k, "promo_only") || !strcmp(k, "last_skip") || !strcmp(k, "pids");
 }
 
+/* the bits of a pids value ("0x..,0x.."), all words ORed; false if malformed */
+static bool pids_bits(const char *v, unsigned long long *bits)
+{
+	const char *p;
+	char *end;
+
+	*bits = 0;
+	for (p = v; *p; p = *end ? end + 1 : end) {
+		*bits |= strtoull(p, &end, 16);
+		if (end == p)
+			return false;
+	}
+	return true;
+}
+
 /*
  * pids: bits set by hinting faults, and the window reset moves the newer
  * word to the older and clears it, so a read between A and C can see a
- * state equal to neither (reset, then faults). Every bit it has must be
+ * state equal to neither (a reset, then faults). Every bit it has must be
  * in A or C, in either word.
  */
 static bool pids_between(const char *a, const char *b, const char *c)
 {
-	unsigned long long ua = 0, uc = 0, w;
-	const char *p;
-	char *end;
+	unsigned long long ua, ub, uc;
 
-	for (p = a; *p; p = *end ? end + 1 : end) {
-		ua |= strtoull(p, &end, 16);
-		if (end == p)
-			return false;
-	}
-	for (p = c; *p; p = *end ? end + 1 : end) {
-		uc |= strtoull(p, &end, 16);
-		if (end == p)
-			return false;
-	}
-	for (p = b; *p; p = *end ? end + 1 : end) {
-		w = strtoull(p, &end, 16);
-		if (end == p || (w & ~(ua | uc)))
-			return false;
-	}
-	return true;
+	return pids_bits(a, &ua) && pids_bits(b, &ub) && pids_bits(c, &uc) &&
+	       !(ub & ~(ua | uc));
 }
 
 static void field(struct tally *t, unsigned long start, const char *key, const char *a,
