@@ -376,11 +376,31 @@ static void compare_line(struct tally *t, const struct line *a, const struct lin
 	}
 }
 
+/* A = numa_vmas, B = the BPF read, C = numa_vmas again; @win in ms */
+static void compare_snaps(struct tally *t, const struct snap *A, const struct snap *B,
+			  const struct snap *C, double win)
+{
+	compare_line(t, &A->mm, &B->mm, &C->mm, win);
+	for (int i = 0; i < A->n; i++) {
+		const struct line *b = find(B, A->v[i].start, A->v[i].end);
+		const struct line *c = find(C, A->v[i].start, A->v[i].end);
+
+		if (!c)
+			continue;	/* changed between the reads */
+		t->vmas++;
+		if (!b) {
+			t->fields++;
+			bad(t, A->v[i].start, "range", "present", NULL, "present");
+			continue;
+		}
+		compare_line(t, &A->v[i], b, c, win);
+	}
+}
+
 static int crosscheck(pid_t pid, struct tally *t, int *nv_bpf, int *midscan_hit,
 		      unsigned long big_start, unsigned long big_end)
 {
 	static struct snap A, B, C;
-	double win;
 
 	if (!A.v) {
 		A.v = calloc(MAXV, sizeof(struct line));
@@ -389,23 +409,8 @@ static int crosscheck(pid_t pid, struct tally *t, int *nv_bpf, int *midscan_hit,
 	}
 	if (snap_file(pid, &A) || snap_bpf(pid, &B) || snap_file(pid, &C))
 		return -1;
-	win = (C.t1 - A.t0) * 1000;
 	*nv_bpf = B.n;
-	compare_line(t, &A.mm, &B.mm, &C.mm, win);
-	for (int i = 0; i < A.n; i++) {
-		const struct line *b = find(&B, A.v[i].start, A.v[i].end);
-		const struct line *c = find(&C, A.v[i].start, A.v[i].end);
-
-		if (!c)
-			continue;	/* changed between the reads */
-		t->vmas++;
-		if (!b) {
-			t->fields++;
-			bad(t, A.v[i].start, "range", "present", NULL, "present");
-			continue;
-		}
-		compare_line(t, &A.v[i], b, c, win);
-	}
+	compare_snaps(t, &A, &B, &C, (C.t1 - A.t0) * 1000);
 	if (big_end) {
 		const char *o = get(&B.mm, "scan_offset");
 		unsigned long off = o ? strtoul(o, NULL, 16) : 0;
@@ -490,7 +495,46 @@ static pid_t start_dbsim(const char *done)
 	_exit(127);
 }
 
-int main(void)
+/*
+ * --judge A B C [WINDOW_MS]: the tolerance alone, on three saved reads (A
+ * and C in numa_vmas' format, B in numabctl vmas --numa-vmas'), with no
+ * guest: prints the tally and the first mismatch; exit 0 if all agree.
+ * tests/host/bpf-crosscheck-judge.sh feeds it reads that must pass and
+ * reads that must fail.
+ */
+static int judge(int argc, char **argv)
+{
+	static struct snap s[3];
+	struct tally t = { 0 };
+
+	if (argc < 5) {
+		fprintf(stderr, "usage: bpf_crosscheck --judge A B C [WINDOW_MS]\n");
+		return 2;
+	}
+	for (int i = 0; i < 3; i++) {
+		FILE *f = fopen(argv[2 + i], "r");
+
+		if (!f) {
+			fprintf(stderr, "bpf_crosscheck: %s: %s\n", argv[2 + i], strerror(errno));
+			return 2;
+		}
+		s[i].v = calloc(MAXV, sizeof(struct line));
+		if (!s[i].v) {
+			fclose(f);
+			return 2;
+		}
+		read_snap(f, &s[i]);
+		fclose(f);
+	}
+	compare_snaps(&t, &s[0], &s[1], &s[2], argc > 5 ? atof(argv[5]) : 100);
+	printf("%ld VMA comparisons, %ld fields: %ld equal, %ld moved, %ld mismatched%s%s\n",
+	       t.vmas, t.fields, t.equal, t.moved, t.bad, t.bad ? "; first: " : "", t.first_bad);
+	for (int i = 0; i < 3; i++)
+		free(s[i].v);
+	return t.bad || !t.vmas;
+}
+
+int main(int argc, char **argv)
 {
 	const char *done = "/tmp/bpf-cc.done";
 	unsigned long big_start = 0, big_end = 0;
@@ -500,6 +544,8 @@ int main(void)
 	int n = 0, fail = 0, rounds = 3;
 	double t0;
 
+	if (argc > 1 && !strcmp(argv[1], "--judge"))
+		return judge(argc, argv);
 	printf("TAP version 13\n");
 	if (access("/proc/self/numa_vmas", R_OK)) {
 		printf("1..0 # SKIP no /proc/self/numa_vmas: needs the patched kernel\n");
