@@ -159,23 +159,30 @@ static void read_comm(pid_t pid, struct proc *p)
 	p->comm[p->comm_len] = '\0';
 }
 
-static int add_part(struct proc *p, const char *verdict, const char *holder, uint64_t bytes)
+/*
+ * The slow-tier memory of @l by verdict and holding filter (the grouping
+ * of numabctl report's "Slow-tier memory by cause"), copied into @p: the
+ * holders point into @l, which is freed before the export is written.
+ */
+static int keep_parts(struct proc *p, const struct nx_vmlist *l)
 {
-	struct slow_part *n;
+	struct nx_cause *c;
+	size_t nc;
 
-	for (size_t i = 0; i < p->nparts; i++)
-		if (p->parts[i].verdict == verdict && !strcmp(p->parts[i].holder, holder)) {
-			p->parts[i].bytes += bytes;
-			return 0;
-		}
-	n = realloc(p->parts, (p->nparts + 1) * sizeof(*n));
-	if (!n)
+	if (nx_slow_causes(l, &c, &nc))
 		return -ENOMEM;
-	p->parts = n;
-	n = &p->parts[p->nparts++];
-	n->verdict = verdict;
-	snprintf(n->holder, sizeof(n->holder), "%s", holder);
-	n->bytes = bytes;
+	p->parts = nc ? calloc(nc, sizeof(*p->parts)) : NULL;
+	if (nc && !p->parts) {
+		free(c);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < nc; i++) {
+		p->parts[i].verdict = c[i].verdict;
+		snprintf(p->parts[i].holder, sizeof(p->parts[i].holder), "%s", c[i].holder);
+		p->parts[i].bytes = c[i].slow;
+	}
+	p->nparts = nc;
+	free(c);
 	return 0;
 }
 
@@ -238,15 +245,10 @@ static int read_proc(struct export *e, pid_t pid, const struct nx_topo *topo,
 	p->have_state = l.have_numab;
 	p->have_seq = l.have_numab && (l.mm.have & MM_HAVE_SEQ);
 	p->scan_seq = l.mm.scan_seq;
-	for (size_t i = 0; i < l.n && !r; i++)
-		if (l.v[i].slow_bytes)
-			r = add_part(p, l.v[i].verdict, nx_vma_holder(&l.v[i]),
-				     l.v[i].slow_bytes);
+	r = keep_parts(p, &l);
 	nx_vmlist_free(&l);
-	if (r) {
-		free(p->parts);
+	if (r)
 		return NX_ERUNTIME;
-	}
 	p->have_pf = nx_pf_supported() && !nx_pf_read(pid, &p->pf);
 	e->n++;
 	e->read++;
