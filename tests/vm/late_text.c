@@ -21,14 +21,16 @@
  *  - many: 60 one-page anonymous VMAs above the text (the library and
  *    heap mappings of a server);
  *  - few: none (control);
- *  - many_m3: numa_balancing=3, where the forced scan still places
- *    top-tier memory.
+ *  - many_m3: numa_balancing=3, where the forced scan is kept for the
+ *    placement of top-tier memory.
  * Assertion: >= 95% of the text on node 0 within LATE_MAX_SECONDS [5] of
- * the move (many, few). many_m3 reports its time and asserts only that
- * the text is promoted within LATE_M3_SECONDS [120].
+ * the move, in every variant. Measured (3 runs each, QEMU TCG, scan
+ * period 100 ms): with the forced retry in mode 2, many 11.5 to 11.7 s
+ * (fails), few 1.5 to 1.6 s, many_m3 0.6 s; without it, many and few 0.2
+ * to 0.3 s, many_m3 0.6 s. In mode 3 the VMAs on node 0 take hinting
+ * faults, are not PID-inactive, and the retry has little to do.
  *
- * Environment knobs: LATE_VMAS [60], LATE_MAX_SECONDS [5],
- * LATE_M3_SECONDS [120].
+ * Environment knobs: LATE_VMAS [60], LATE_MAX_SECONDS [5].
  */
 #include "../lib/numab_test.h"
 #include "../lib/numab_work.h"
@@ -135,8 +137,7 @@ FIXTURE_TEARDOWN(late)
 
 TEST_F_TIMEOUT(late, promoted, 600)
 {
-	double max_s = variant->mode == 3 ? nw_env_long("LATE_M3_SECONDS", 120)
-					  : nw_env_long("LATE_MAX_SECONDS", 5);
+	double max_s = nw_env_long("LATE_MAX_SECONDS", 5);
 	long want = self->npages * 95 / 100, seq0, ps, left;
 	double t, t0, next_sample = 0, reached = -1;
 	struct nw_vmstat v0, v1, d;
