@@ -445,8 +445,9 @@ static void export_free(struct export *e)
 
 /*
  * The file, whole or not at all: a temporary file beside it renamed over
- * it (a symbolic link: over its target); a FIFO or a device is written
- * to, as the shell's '>' does.
+ * it (a symbolic link: over its target); a FIFO, a device or a dangling
+ * symbolic link (its target is created) is written through, as the
+ * shell's '>' does.
  */
 static int write_prom(const char *file, const char *data, size_t len, bool existed)
 {
@@ -454,12 +455,17 @@ static int write_prom(const char *file, const char *data, size_t len, bool exist
 	const char *path = file;
 	struct stat st;
 	int r;
+	bool dangling = false;
 
 	if (!strcmp(file, "-"))
 		return fwrite(data, 1, len, stdout) == len ? NX_OK : NX_ERUNTIME;
-	if (!lstat(file, &st) && S_ISLNK(st.st_mode) && realpath(file, real))
-		path = real;
-	if (!stat(path, &st) && !S_ISREG(st.st_mode))
+	if (!lstat(file, &st) && S_ISLNK(st.st_mode)) {
+		if (realpath(file, real))
+			path = real;
+		else
+			dangling = true;
+	}
+	if (dangling || (!stat(path, &st) && !S_ISREG(st.st_mode)))
 		r = nx_write_file(path, data, len);
 	else
 		r = nx_write_atomic(path, data, len);

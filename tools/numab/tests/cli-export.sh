@@ -85,6 +85,24 @@ if [ -w /dev/full ]; then
 	t "export -w /dev/full: a write error, exit 2" eval 'rc 2 && has "No space left" err'
 fi
 
+# -w writes through to what is there, as the shell's '>' does
+L=$(mktemp -d)
+echo old > "$L/target"; ln -s "$L/target" "$L/link"
+nx "$P" export -w "$L/link"
+t "export -w a symbolic link: the link stays, its target is replaced" eval 'rc 0 && [ -L "$L/link" ] && grep -q "^numab_exporter_info" "$L/target"'
+ln -s "$L/new" "$L/dangling"
+nx "$P" export -w "$L/dangling"
+t "export -w a dangling symbolic link: the link stays, its target is created" eval 'rc 0 && [ -L "$L/dangling" ] && grep -q "^numab_exporter_info" "$L/new"'
+mkfifo "$L/fifo"
+timeout 30 cat "$L/fifo" > "$L/read" & R=$!
+nx "$P" export -w "$L/fifo"
+wait $R
+# the same export as the file's but for its own duration
+grep -v "^numab_export_duration_seconds " "$L/read" > "$L/read.cmp"
+grep -v "^numab_export_duration_seconds " "$L/target" > "$L/target.cmp"
+t "export -w a FIFO: the reader gets the whole export, the FIFO stays" eval 'rc 0 && [ -p "$L/fifo" ] && [ -s "$L/read.cmp" ] && cmp -s "$L/read.cmp" "$L/target.cmp"'
+rm -rf "$L"
+
 # reading every process: one that exits meanwhile is counted, not an error
 C=$(copy patched)
 echo exiting > "$C/proc/4243/comm"
