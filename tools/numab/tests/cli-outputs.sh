@@ -308,10 +308,9 @@ if [ "$(id -u)" = 0 ] && [ -n "$tfs" ] && [ -e "$tfs/events/sched/sched_skip_vma
 	t "live trace, balancing on: a busy process's skips are counted, its instance removed" eval 'rc 0 && [ -s "$TMP/out" ] && [ -z "$(ls "$tfs/instances" | grep "^numabctl-")" ]'
 	# SIGKILL leaves the instance (and its event enabled); the next trace removes it
 	"$BIN" trace -d 60 $BUSY > /dev/null 2>&1 & TP=$!
-	# creating a tracefs instance makes a directory per event: measured 40 s
-	# on a 2-vCPU host under load with the sanitizer build, so the bound is
-	# 120 s, and the wait ends as soon as the instance is there or the
-	# trace has exited
+	# the instance appeared after 40 s on a loaded 2-vCPU host with the
+	# sanitizer build, so the bound is 120 s; the wait ends as soon as the
+	# instance is there or the trace has exited
 	i=0; while [ $i -lt 1200 ] && [ -z "$(ls "$tfs/instances" | grep "^numabctl-$BUSY-$TP$")" ] &&
 		kill -0 $TP 2> /dev/null; do sleep 0.1; i=$((i + 1)); done
 	t "live trace: its instance is numabctl-PID-NXPID (the traced PID, numabctl's own)" eval '[ -d "$tfs/instances/numabctl-$BUSY-$TP" ]'
