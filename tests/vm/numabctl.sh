@@ -85,20 +85,28 @@ t "unprivileged filter (show) works" $rc "$out"
 D=/sys/kernel/debug/sched/numa_balancing
 echo 2 >/proc/sys/kernel/numa_balancing
 echo 100 >$D/scan_delay_ms; echo 100 >$D/scan_period_min_ms; echo 100 >$D/scan_period_max_ms
-verdict() { # verdict FILTERS: the VERDICT of the held mapping after 4 s
+verdict() { # verdict FILTERS [HOLD ARGS]: the VERDICT of the held mapping at 4 s
 	numabctl filter $1 >/dev/null
-	hold_rofile 8 >/tmp/hold.out &
+	shift
+	hold_rofile "$@" >/tmp/hold.out &
 	hp=$!
 	sleep 4
 	numabctl vmas -r -n -o NAME,SLOW,VERDICT $hp | grep numab-hold
 	wait $hp
 }
-v=$(verdict --legacy)
+v=$(verdict --legacy 8)
 t "vmas: legacy filters, read-only file on node 1 is stranded" $(echo "$v" | grep -q stranded; echo $?) "$v $(cat /tmp/hold.out)"
-v=$(verdict --default)
+# The held process lives at least 5 s (the verdict is read at 4 s) and at
+# most 60 s: it ends once every page is on node 0. On an idle machine all
+# 4096 pages were there 0.5 s after the start in 10 of 10 runs; a loaded
+# CI machine once had not placed them within a fixed 8 s, so the bound is
+# the 60 s the test can afford, and the time it took is printed.
+v=$(verdict --default -u 5 60)
 t "vmas: default filters, the same mapping is ok (promotion-only scans)" $(echo "$v" | grep -q " ok$"; echo $?) "$v $(cat /tmp/hold.out)"
 grep -q "node0 4096 node1 0" /tmp/hold.out
-t "the mapping was promoted under the default filters" $? "$(cat /tmp/hold.out)"
+t "the mapping was promoted under the default filters within 60 s" $? \
+	"$(cat /tmp/hold.out; grep -E '^(numa_|pgpromote)' /proc/vmstat | tr '\n' ' ')"
+echo "# every page on node 0 after: $(sed -n 's/^placed //p' /tmp/hold.out) s"
 
 # report: every section, written atomically to -o, JSON parses by shape;
 # as root, and as nobody for its own process (tracing degraded, said so)
