@@ -21,13 +21,7 @@ comma := ,
 HOST_ONLY = $(if $(T),$(if $(filter-out host numabctl,$(subst $(comma), ,$(T))),,y))
 # the debug kernel is built when the debug category runs (T empty or naming it)
 WANT_DEBUG = $(if $(T),$(filter debug,$(subst $(comma), ,$(T))),y)
-# the stock kernel when the stock or servers category runs (T empty or
-# naming one) and TESTS, if given, picks a unit that boots it
-# (stock/stock-compare, servers/real-postgres)
-WANT_STOCK = $(if $(if $(T),$(filter stock servers,$(subst $(comma), ,$(T))),y),$(if \
-	$(TESTS),$(strip $(foreach p,$(TESTS),$(findstring $(p),stock/stock-compare servers/real-postgres))),y))
-
-.PHONY: all help deps kernel kernel-debug kernel-stock kernel-tree guest numabctl \
+.PHONY: all help deps kernel kernel-debug kernel-stock kernel-base kernel-tree guest numabctl \
 	check check-host vm shell demo bench servers series-import series-export \
 	series-status series-post clean distclean
 
@@ -47,7 +41,8 @@ help:
 	@echo '  make deps          install what is missing (apt-get)'
 	@echo '  make kernel        build the patched test kernel (incremental)'
 	@echo '  make kernel-debug  build the debug kernel (KASAN, lockdep, ...)'
-	@echo '  make kernel-stock  build stock 6.12 (numab-base) with the test config'
+	@echo '  make kernel-stock  fetch stock 6.12: Debian'"'"'s kernel image of the base'"'"'s version'
+	@echo '  make kernel-base   build the base (numab-base) with the test config'
 	@echo '  make guest         build the guest test programs'
 	@echo '  make numabctl      build tools/numab/numabctl'
 	@echo '  make vm CMD="..."  run a command in the tiered guest'
@@ -69,6 +64,9 @@ kernel-debug: deps
 kernel-stock: deps
 	@scripts/build-kernel stock
 
+kernel-base: deps
+	@scripts/build-kernel base
+
 kernel-tree: deps
 	@scripts/kernel-tree prepare
 
@@ -83,8 +81,8 @@ numabctl: deps
 	fi
 
 check: deps
-	@$(MAKE) -s $(if $(HOST_ONLY),,kernel guest) $(if $(WANT_DEBUG),kernel-debug) \
-		$(if $(WANT_STOCK),kernel-stock) numabctl
+	@$(MAKE) -s $(if $(HOST_ONLY),,kernel kernel-stock guest) $(if $(WANT_DEBUG),kernel-debug) \
+		numabctl
 	@tests/run $(if $(T),-t $(T)) $(TESTS)
 
 check-host: deps

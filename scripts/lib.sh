@@ -34,14 +34,20 @@ source_key() {
 kernel_tree() { echo "$NUMAB_CACHE/src/linux-$(source_key)"; }
 
 # The base (tag numab-base) checked out on its own: a detached git worktree
-# of the kernel tree, so the stock kernel builds without touching the
-# series checkout (scripts/build-kernel stock).
+# of the kernel tree, so the base builds without touching the series
+# checkout (scripts/build-kernel base).
 stock_tree() { echo "$(kernel_tree)-stock"; }
 
-# kernel_build_dir VARIANT (test|debug|stock)
+# kernel_build_dir VARIANT (test|debug|stock|base)
 kernel_build_dir() { echo "$NUMAB_CACHE/build/linux-$(source_key)-$1"; }
 
-kernel_image() { echo "$(kernel_build_dir "$1")/arch/x86/boot/bzImage"; }
+# kernel_image VARIANT: stock is Debian's image, unpacked (scripts/build-kernel)
+kernel_image() {
+	case "$1" in
+	stock) echo "$(kernel_build_dir "$1")/vmlinuz" ;;
+	*) echo "$(kernel_build_dir "$1")/arch/x86/boot/bzImage" ;;
+	esac
+}
 
 # Hash of the series file and every patch it lists, in order.
 series_hash() {
