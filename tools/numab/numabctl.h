@@ -261,6 +261,9 @@ struct nx_vma {
 	const char *verdict;	/* the reason: nx_vma_why() */
 	int64_t release_in;	/* sequences until the PID filter's fallback scans it, -1 none */
 	uint64_t *node_bytes;	/* per node of the topology (nx_vmlist_nodes), or NULL */
+	/* pages.c: of a sample of its pages, those on the slow tier, and of
+	 * them those mapped by more than one process (0, 0: not sampled) */
+	uint32_t pg_slow, pg_slow_shared;
 };
 /* nx_vmlist_load() also counts the bytes of each VMA per node (vmas -N) */
 extern bool nx_vmlist_nodes;
@@ -283,6 +286,7 @@ struct nx_vmlist {
 	char rate_how[96];
 	char shmem_note[640];	/* filters left uncertain, and why (shmem.c) */
 	char bpf_timing[96];	/* NUMABCTL_TIMING: the BPF load and walk */
+	char pg_how[96];	/* pages.c: what skips shared folios here ("": nothing) */
 };
 /* returns an exit code; prints the error */
 int nx_vmlist_load(struct nx_vmlist *l, pid_t pid, const struct nx_topo *topo,
@@ -324,6 +328,18 @@ int nx_slow_causes(const struct nx_vmlist *l, struct nx_cause **causes, size_t *
  * line: the one place of this text
  */
 const char *nx_cause_text(const char *verdict, const char *holder);
+/*
+ * pages.c: when @l's process has shared copy-on-write folios skipped
+ * (stock 6.12, shared_folio=skip), sample the private VMAs with slow-tier
+ * memory (NX_PAGE_SAMPLE pages each, the first NX_PAGE_VMAS of them):
+ * pg_slow and pg_slow_shared of each, pg_how of @l.  Nothing under
+ * --sysroot or without permission.
+ */
+#define NX_PAGE_SAMPLE	256
+#define NX_PAGE_VMAS	256
+void nx_pages_sample(struct nx_vmlist *l, const struct nx_topo *topo);
+/* most of @v's sampled slow-tier pages are shared: the page check holds them */
+bool nx_pages_held(const struct nx_vma *v);
 /* one line for all that is missing from @l, and NUMA balancing off */
 void nx_vmlist_warn(const struct nx_vmlist *l);
 /* why @v got its verdict, into @buf */

@@ -342,6 +342,12 @@ static const char *judge(const struct nx_vma *v, const struct nx_vmlist *l,
 		    rel[0] ? "; " : "", rel);
 		return "stranded";
 	}
+	if (slow && nx_pages_held(v)) {
+		WHY("scanned, but %u of %u sampled slow-tier pages are mapped by more than one "
+		    "process (copy-on-write after fork, or text run by several processes): "
+		    "change_pte_range() skips them (%s)", v->pg_slow_shared, v->pg_slow, l->pg_how);
+		return "stranded";
+	}
 	if (is_promo_only(n->filter))
 		WHY("scanned promotion-only (filter=%s)", n->filter);
 	return "ok";
@@ -380,8 +386,13 @@ const char *nx_vma_holder(const struct nx_vma *v)
 	/* scanned: nothing holds it; a promotion-only filter is named */
 	if (v->verdict && !strcmp(v->verdict, "ok"))
 		return n->filter;
+	if (strcmp(n->filter, "none") && !is_promo_only(n->filter))
+		return n->filter;	/* shared_ro, inaccessible, ... */
+	if (nx_pages_held(v) && v->verdict && !strcmp(v->verdict, "stranded") &&
+	    !strcmp(n->state, "ok"))
+		return "shared_folio";
 	if (strcmp(n->filter, "none"))
-		return n->filter;	/* shared_ro, inaccessible, ..., *_promo_only */
+		return n->filter;	/* *_promo_only */
 	if (!strcmp(n->last_skip, "pid_inactive_promo_only"))
 		return "pid_promo_only";
 	if (!strcmp(n->last_skip, "pid_inactive") || v->release_in >= 0)
@@ -413,6 +424,12 @@ static const struct {
 	  "lifts it; migratepages(8) or another memory policy moves it" },
 	{ "stranded", "inaccessible", "a PROT_NONE mapping is never scanned and no filter lifts "
 	  "it: its pages move once mprotect() makes it accessible and a scan passes" },
+	{ "stranded", "shared_folio", "scanned, but its pages on the slow tier are mapped by "
+	  "more than one process (a copy-on-write heap shared with a forked child, program "
+	  "text run by several processes), and change_pte_range() never marks such a page "
+	  "of a private mapping: `numabctl filter shared_folio=tier` with "
+	  "kernel.numa_balancing=2 on a numab kernel (its default; `numabctl filter --pid "
+	  "PID shared_folio=tier` for this process only)" },
 	{ "stranded", "none", "not scanned for --stale sequences and no filter names why: WHY "
 	  "in the VMA table has the last skip reason; `numabctl trace PID` (root) records them" },
 	{ "stranded", NULL, "a filter this numabctl does not know skips it: `numabctl filter` "
@@ -710,6 +727,7 @@ int nx_vmlist_load(struct nx_vmlist *l, pid_t pid, const struct nx_topo *topo,
 	l->tiers_unknown = topo->tiers_bad;
 	l->stale = stale_seqs;
 	nx_release_predict(l);
+	nx_pages_sample(l, topo);
 	for (size_t i = 0; i < l->n; i++)
 		l->v[i].verdict = judge(&l->v[i], l, NULL, 0);
 	return NX_OK;

@@ -395,6 +395,67 @@ static void test_causes_top(void)
 	tap(r == 0 && n == 0 && !c, "causes: nothing on the slow tier, no group");
 }
 
+/* a page check holds slow memory of a scanned VMA (pages.c's sample) */
+static void test_pages(void)
+{
+	struct nx_vmlist l;
+	struct nx_vma v;
+	struct nx_cause *c = NULL;
+	char why[512] = "";
+	size_t n = 0;
+
+	memset(&l, 0, sizeof(l));
+	memset(&v, 0, sizeof(v));
+	l.v = &v;
+	l.n = 1;
+	l.have_numab = l.have_numa_maps = true;
+	l.stale = 4;
+	l.mm.have = MM_HAVE_SEQ;
+	l.mm.scan_seq = 10;
+	snprintf(l.pg_how, sizeof(l.pg_how), "shared_folio=skip");
+	v.start = 0x7f0000000000ull;
+	v.end = v.start + (16u << 20);
+	v.in_numab = v.in_numa_maps = true;
+	v.slow_bytes = 16u << 20;
+	v.name = "anon";
+	strcpy(v.perms, "rw-p");
+	strcpy(v.nv.filter, "none");
+	strcpy(v.nv.state, "ok");
+	v.nv.have = NV_HAVE_PREV_SEQ;
+	v.nv.prev_seq = 9;
+	v.pg_slow = 256;
+	v.pg_slow_shared = 200;
+	v.verdict = nx_vma_verdict(&v, &l);
+	nx_vma_why(&v, &l, why, sizeof(why));
+	tap(!strcmp(v.verdict, "stranded") && strstr(why, "200 of 256 sampled") &&
+	    strstr(why, "(shared_folio=skip)"),
+	    "pages: a scanned VMA whose slow pages are mostly shared is stranded, and why (%s)", why);
+	tap(!strcmp(nx_vma_holder(&v), "shared_folio"), "pages: the holder is shared_folio");
+	tap(!nx_slow_causes(&l, &c, &n) && n == 1 && !strcmp(c[0].holder, "shared_folio") &&
+	    strstr(nx_cause_text(c[0].verdict, c[0].holder), "shared_folio=tier"),
+	    "pages: report's cause group and its advice");
+	free(c);
+	v.pg_slow_shared = 127;
+	v.verdict = nx_vma_verdict(&v, &l);
+	tap(!strcmp(v.verdict, "ok") && !strcmp(nx_vma_holder(&v), "none"),
+	    "pages: fewer than half shared: ok");
+	v.pg_slow = v.pg_slow_shared = 0;
+	v.verdict = nx_vma_verdict(&v, &l);
+	tap(!strcmp(v.verdict, "ok"), "pages: not sampled: ok");
+	v.pg_slow = v.pg_slow_shared = 256;
+	strcpy(v.nv.filter, "shared_ro");
+	v.verdict = nx_vma_verdict(&v, &l);
+	nx_vma_why(&v, &l, why, sizeof(why));
+	tap(!strcmp(v.verdict, "stranded") && !strcmp(why, "filter=shared_ro") &&
+	    !strcmp(nx_vma_holder(&v), "shared_ro"), "pages: a VMA filter is named before the page check");
+	strcpy(v.nv.filter, "none");
+	v.nv.prev_seq = 2;
+	v.verdict = nx_vma_verdict(&v, &l);
+	nx_vma_why(&v, &l, why, sizeof(why));
+	tap(!strcmp(v.verdict, "stranded") && strstr(why, "not scanned for 8 seqs"),
+	    "pages: a VMA not scanned lately is stranded by that first (%s)", why);
+}
+
 static void test_vmlist(void)
 {
 	struct nx_topo topo;
@@ -807,6 +868,7 @@ int main(int argc, char **argv)
 	test_misc();
 	test_vmlist();
 	test_causes_top();
+	test_pages();
 	test_filters();
 	test_override();
 	test_shmem();
