@@ -310,8 +310,11 @@ if [ "$(id -u)" = 0 ] && [ -n "$tfs" ] && [ -e "$tfs/events/sched/sched_skip_vma
 	"$BIN" trace -d 60 $BUSY > /dev/null 2>&1 & TP=$!
 	# the instance appeared after 40 s on a loaded 2-vCPU host with the
 	# sanitizer build, so the bound is 120 s; the wait ends as soon as the
-	# instance is there or the trace has exited
-	i=0; while [ $i -lt 1200 ] && [ -z "$(ls "$tfs/instances" | grep "^numabctl-$BUSY-$TP$")" ] &&
+	# instance's event is enabled (numabctl makes the instance first, then
+	# enables the event: a kill in between leaves it disabled) or the
+	# trace has exited
+	ena="$tfs/instances/numabctl-$BUSY-$TP/events/sched/sched_skip_vma_numa/enable"
+	i=0; while [ $i -lt 1200 ] && [ "$(cat "$ena" 2> /dev/null)" != 1 ] &&
 		kill -0 $TP 2> /dev/null; do sleep 0.1; i=$((i + 1)); done
 	t "live trace: its instance is numabctl-PID-NXPID (the traced PID, numabctl's own)" eval '[ -d "$tfs/instances/numabctl-$BUSY-$TP" ]'
 	kill -9 $TP; wait $TP 2> /dev/null
