@@ -376,9 +376,55 @@ static void remove_stale(const char *root)
 		closedir(d);
 }
 
+/* the whole of @path (a tracefs file of a few KiB) into @buf: its length, or -1 */
+static ssize_t read_small(const char *path, char *buf, size_t sz)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	size_t len = 0;
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	while (len < sz - 1 && ((n = read(fd, buf + len, sz - 1 - len)) > 0 ||
+				(n < 0 && errno == EINTR)))
+		len += n > 0 ? (size_t)n : 0;
+	close(fd);
+	buf[len] = '\0';
+	return len && len < sz - 1 ? (ssize_t)len : -1;
+}
+
+/*
+ * A tep that knows the ring buffer's page header and the one event read,
+ * as tracefs_local_events_system() makes it, without the kallsyms,
+ * saved_cmdlines and printk_formats that it parses too and this event
+ * does not print: that took 26 of the 27.7 s of a one-second trace of
+ * the sanitizer build on a 2-vCPU host (0.5 s of the 1.5 s without).
+ */
+static struct tep_handle *local_tep(const char *root)
+{
+	static char buf[32768];
+	struct tep_handle *tep = tep_alloc();
+	char path[4096];
+	ssize_t n;
+
+	if (!tep)
+		return NULL;
+	snprintf(path, sizeof(path), "%s/events/header_page", root);
+	n = read_small(path, buf, sizeof(buf));
+	if (n < 0 || tep_parse_header_page(tep, buf, (unsigned long)n, sizeof(long)))
+		goto fail;
+	snprintf(path, sizeof(path), "%s/" EVENT "/format", root);
+	n = read_small(path, buf, sizeof(buf));
+	if (n < 0 || tep_parse_event(tep, buf, (unsigned long)n, "sched"))
+		goto fail;
+	return tep;
+fail:
+	tep_free(tep);
+	return NULL;
+}
+
 static int trace_live(struct agg *g, double sec, bool quiet)
 {
-	static const char *systems[] = { "sched", NULL };
 	char root[2048], name[64];
 	struct sigaction sa, old_int, old_term, old_hup, old_quit;
 	struct live lv = { .g = g };
@@ -394,7 +440,7 @@ static int trace_live(struct agg *g, double sec, bool quiet)
 		return r == NX_TFS_DENIED ? NX_EPERM : NX_ENOTSUP;
 	}
 	tracefs_set_tracing_dir(root);	/* below --sysroot too */
-	tep = tracefs_local_events_system(root, systems);
+	tep = local_tep(root);
 	lv.ev = tep ? tep_find_event_by_name(tep, "sched", "sched_skip_vma_numa") : NULL;
 	lv.start = lv.ev ? tep_find_field(lv.ev, "vm_start") : NULL;
 	lv.end = lv.ev ? tep_find_field(lv.ev, "vm_end") : NULL;
