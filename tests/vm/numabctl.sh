@@ -132,7 +132,7 @@ echo "# every page on node 0 after: $(sed -n 's/^placed //p' /tmp/hold.out) s"
 # defaults (shared_folio=tier) promote the heap.
 verdict --legacy hold_cow 60 >/tmp/verdict.out
 v=$(cat /tmp/verdict.out)
-why=$(numabctl vmas -r -n -o START,VERDICT,WHY $hp 2>/dev/null | grep "^$(sed -n 's/^ready [0-9]* 0x//p' /tmp/hold.out) ")
+why=$(numabctl vmas -P -o START,VERDICT,WHY $hp 2>/dev/null | grep "START=\"$(sed -n 's/^ready [0-9]* 0x//p' /tmp/hold.out)\"")
 numabctl report -d 1 $hp >/tmp/report-cow.txt 2>&1
 kill $hp; wait $hp
 t "vmas: legacy filters, COW heap shared with a child on node 1 is stranded" \

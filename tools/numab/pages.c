@@ -49,7 +49,7 @@ static bool skips_shared(const struct nx_vmlist *l, char *how, size_t sz)
 		val = fs.val[SHARED_FOLIO];
 	}
 	if (val < 0) {
-		snprintf(how, sz, "a kernel without filter_shared_folio skips them, as stock 6.12 does");
+		snprintf(how, sz, "stock 6.12: no shared_folio filter");
 		return true;
 	}
 	if (val == 1) {
@@ -57,8 +57,7 @@ static bool skips_shared(const struct nx_vmlist *l, char *how, size_t sz)
 		return true;
 	}
 	if (val == 2 && !(mode > 0 && (mode & 2))) {
-		snprintf(how, sz, "shared_folio=tier, but kernel.numa_balancing=%ld has no tiering",
-			 mode);
+		snprintf(how, sz, "shared_folio=tier without tiering: numa_balancing=%ld", mode);
 		return true;
 	}
 	return false;

@@ -344,8 +344,8 @@ static const char *judge(const struct nx_vma *v, const struct nx_vmlist *l,
 	}
 	if (slow && nx_pages_held(v)) {
 		WHY("scanned, but %u of %u sampled slow-tier pages are mapped by more than one "
-		    "process (copy-on-write after fork, or text run by several processes): "
-		    "change_pte_range() skips them (%s)", v->pg_slow_shared, v->pg_slow, l->pg_how);
+		    "process: change_pte_range() skips them (%s)", v->pg_slow_shared, v->pg_slow,
+		    l->pg_how);
 		return "stranded";
 	}
 	if (is_promo_only(n->filter))
