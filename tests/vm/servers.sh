@@ -451,8 +451,10 @@ rc=0
 [ "$server" = memcached ] && for i in $instances; do result_memcached "$i" >$D/result-$i.txt || rc=1; done
 
 # numabctl on the real server while the clients still run: the verdicts
-# of the main process and of the three others with the most memory on the
-# slow node, and a report of the one with the most
+# (and why) of the main process and of the three others with the most
+# memory on the slow node, and a report of the one with the most, or of
+# the main process when that one is gone (a Redis BGSAVE child exits
+# within seconds)
 slow_kb() {
 	awk '{ n = 4; for (f = 1; f <= NF; f++) { if ($f ~ /^kernelpagesize_kB=/) n = substr($f, 19) }
 	       for (f = 1; f <= NF; f++) if ($f ~ /^N1=/) s += substr($f, 4) * n } END { print s + 0 }' \
@@ -463,12 +465,18 @@ for i in $instances; do
 	ranked=$(for p in $(pgrep -P "$main") "$main"; do echo "$(slow_kb "$p") $p"; done | sort -rn)
 	worst=$(echo "$ranked" | head -n 1 | cut -d' ' -f2)
 	for p in "$main" $(echo "$ranked" | cut -d' ' -f2 | grep -vx "$main" | head -n 3); do
-		numabctl vmas --min-size 64K "$p" >$D/vmas-$p.txt 2>&1
+		numabctl vmas --min-size 64K -o +WHY "$p" >$D/vmas-$p.txt 2>&1
 		section "vmas $label $i $p $(cat /proc/$p/comm 2>/dev/null)" $D/vmas-$p.txt
 	done
 	if [ -n "$worst" ]; then
-		numabctl report -d 2 -w $D/report-$i.txt "$worst" >$D/report-$i.err 2>&1 ||
-			section "report error $label $i" $D/report-$i.err
+		numabctl report -d 2 -w $D/report-$i.txt "$worst" >$D/report-$i.err 2>&1
+		rrc=$?
+		if [ $rrc = 5 ] && [ "$worst" != "$main" ]; then
+			worst=$main
+			numabctl report -d 2 -w $D/report-$i.txt "$worst" >>$D/report-$i.err 2>&1
+			rrc=$?
+		fi
+		[ $rrc = 0 ] || section "report error $label $i" $D/report-$i.err
 		[ -s $D/report-$i.txt ] && section "report $label $i $worst" $D/report-$i.txt
 	fi
 done
