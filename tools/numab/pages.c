@@ -108,11 +108,23 @@ static int sample_vma(pid_t pid, int pm, long pagesz, const struct nx_topo *topo
 	return 0;
 }
 
+static const struct nx_vma *by_slow;	/* qsort()'s view of the VMAs */
+
+/* more slow-tier memory first, then the lower address */
+static int cmp_slow(const void *a, const void *b)
+{
+	const struct nx_vma *x = &by_slow[*(const size_t *)a], *y = &by_slow[*(const size_t *)b];
+
+	if (x->slow_bytes != y->slow_bytes)
+		return x->slow_bytes < y->slow_bytes ? 1 : -1;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
 void nx_pages_sample(struct nx_vmlist *l, const struct nx_topo *topo)
 {
 	long pagesz = sysconf(_SC_PAGESIZE);
 	char path[4096];
-	size_t done = 0;
+	size_t *idx, n = 0;
 	int pm;
 
 	/* fixtures have no pages to look up; an unknown tier, no slow pages */
@@ -120,22 +132,27 @@ void nx_pages_sample(struct nx_vmlist *l, const struct nx_topo *topo)
 		return;
 	if (!skips_shared(l, l->pg_how, sizeof(l->pg_how)))
 		return;
+	idx = malloc(l->n * sizeof(*idx) + 1);
+	if (!idx)
+		return;
+	for (size_t i = 0; i < l->n; i++)
+		if (l->v[i].slow_bytes && l->v[i].perms[3] == 'p')
+			idx[n++] = i;
+	by_slow = l->v;
+	qsort(idx, n, sizeof(*idx), cmp_slow);
 	snprintf(path, sizeof(path), "/proc/%d/pagemap", (int)l->pid);
 	pm = open(path, O_RDONLY | O_CLOEXEC);
-	if (pm < 0)
-		return;
-	for (size_t i = 0; i < l->n && done < NX_PAGE_VMAS; i++) {
-		struct nx_vma *v = &l->v[i];
+	for (size_t i = 0; pm >= 0 && i < n && i < NX_PAGE_VMAS; i++) {
+		struct nx_vma *v = &l->v[idx[i]];
 
-		if (!v->slow_bytes || v->perms[3] != 'p')
-			continue;
 		if (sample_vma(l->pid, pm, pagesz, topo, v)) {
 			v->pg_slow = v->pg_slow_shared = 0;
 			break;	/* the process exited, or no permission: no sample */
 		}
-		done++;
 	}
-	close(pm);
+	if (pm >= 0)
+		close(pm);
+	free(idx);
 }
 
 bool nx_pages_held(const struct nx_vma *v)
