@@ -640,4 +640,66 @@ static inline long nw_vma_anon_huge_kb(const void *addr)
 	return kb;
 }
 
+/* ---- tool workloads (hold_rofile, hold_cow) ------------------------------ */
+
+/*
+ * "PROG [-u MIN] SECONDS [MB]" into *seconds, *mb (default 16) and
+ * *until_min (-1 without -u): 0, or 2 after printing the usage.
+ */
+static inline int nw_hold_args(int argc, char **argv, long *seconds, long *mb,
+			       double *until_min)
+{
+	int c;
+
+	*mb = 16;
+	*until_min = -1;
+	while ((c = getopt(argc, argv, "u:")) != -1) {
+		if (c != 'u') {
+			fprintf(stderr, "usage: %s [-u MIN] SECONDS [MB]\n", argv[0]);
+			return 2;
+		}
+		*until_min = atof(optarg);
+	}
+	*seconds = optind < argc ? atol(argv[optind]) : 10;
+	if (optind + 1 < argc)
+		*mb = atol(argv[optind + 1]);
+	return 0;
+}
+
+/*
+ * Read the NPAGES pages at MAP in a loop for SECONDS and look where they
+ * are every half second; with UNTIL_MIN >= 0, end early once every page
+ * is on node 0 and UNTIL_MIN seconds have passed. Then print when every
+ * page was first seen on node 0 ("placed 3.5", seconds from the start, or
+ * "placed never") and where the pages are ("node0 N node1 N").
+ */
+static inline void nw_hold(const volatile char *map, long npages, long pagesz,
+			   double seconds, double until_min)
+{
+	double t0 = nt_now(), next = t0 + 0.5, placed = -1;
+	struct nt_placement pl;
+	volatile char sink = 0;
+
+	while (nt_now() < t0 + seconds) {
+		for (long i = 0; i < npages; i++)
+			sink += map[i * pagesz];
+		if (nt_now() < next)
+			continue;
+		next += 0.5;
+		if (placed < 0 && nt_placement((char *)map, npages, pagesz, &pl) == 0 &&
+		    pl.node[0] == npages)
+			placed = nt_now() - t0;
+		if (placed >= 0 && until_min >= 0 && nt_now() - t0 >= until_min)
+			break;
+	}
+	(void)sink;
+	if (placed >= 0)
+		printf("placed %.1f\n", placed);
+	else
+		printf("placed never\n");
+	if (nt_placement((char *)map, npages, pagesz, &pl) == 0)
+		printf("node0 %ld node1 %ld\n", pl.node[0], pl.node[1]);
+	fflush(stdout);
+}
+
 #endif /* NUMAB_WORK_H */

@@ -264,6 +264,7 @@ struct nx_vma {
 	/* pages.c: of a sample of its pages, those on the slow tier, and of
 	 * them those mapped by more than one process (0, 0: not sampled) */
 	uint32_t pg_slow, pg_slow_shared;
+	bool pg_held;	/* judged stranded by that page check (nx_vma_judge()) */
 };
 /* nx_vmlist_load() also counts the bytes of each VMA per node (vmas -N) */
 extern bool nx_vmlist_nodes;
@@ -332,9 +333,9 @@ const char *nx_cause_text(const char *verdict, const char *holder);
  * pages.c: when @l's process has shared copy-on-write folios skipped
  * (stock 6.12, shared_folio=skip), sample the private VMAs with slow-tier
  * memory (NX_PAGE_SAMPLE pages each, of the NX_PAGE_VMAS with the most
- * slow-tier memory; at most 2048 pagemap reads, about 7 ms at the 3.4 us
- * a read took on a 2-vCPU host): pg_slow and pg_slow_shared of each,
- * pg_how of @l.  Nothing under --sysroot or without permission.
+ * slow-tier memory: at most 2048 pagemap reads, which took 3.4 us each on
+ * a 2-vCPU host, and 32 move_pages(2) calls): pg_slow and pg_slow_shared
+ * of each, pg_how of @l.  Nothing under --sysroot or without permission.
  */
 #define NX_PAGE_SAMPLE	64
 #define NX_PAGE_VMAS	32
@@ -347,6 +348,8 @@ void nx_vmlist_warn(const struct nx_vmlist *l);
 void nx_vma_why(const struct nx_vma *v, const struct nx_vmlist *l, char *buf, size_t sz);
 /* its verdict (stranded, skipped, unscanned, ok, unknown) */
 const char *nx_vma_verdict(const struct nx_vma *v, const struct nx_vmlist *l);
+/* @v->verdict and @v->pg_held, as nx_vmlist_load() sets them */
+void nx_vma_judge(struct nx_vma *v, const struct nx_vmlist *l);
 
 /* the processes to read (vmas -p, export) */
 struct nx_pidlist {

@@ -28,7 +28,6 @@
 
 #define PM_PRESENT	(1ULL << 63)
 #define PM_EXCLUSIVE	(1ULL << 56)
-#define SHARED_FOLIO	4	/* nx_filters[] index of shared_folio */
 
 /*
  * Whether @l's process has change_pte_range() skip shared copy-on-write
@@ -38,29 +37,27 @@
  */
 static bool skips_shared(const struct nx_vmlist *l, char *how, size_t sz)
 {
+	int i = nx_filter_index("shared_folio", strlen("shared_folio"));
 	struct nx_filters_state fs;
 	long mode = nx_numa_balancing_mode();
 	int val;
 
-	if (l->mm.filt_have & (1u << SHARED_FOLIO)) {
-		val = l->mm.filt_val[SHARED_FOLIO];
+	if (l->mm.filt_have & (1u << i)) {
+		val = l->mm.filt_val[i];
 	} else {
 		nx_filters_read(&fs);
-		val = fs.val[SHARED_FOLIO];
+		val = fs.val[i];
 	}
-	if (val < 0) {
+	if (val < 0)
 		snprintf(how, sz, "stock 6.12: no shared_folio filter");
-		return true;
-	}
-	if (val == 1) {
-		snprintf(how, sz, "shared_folio=skip");
-		return true;
-	}
-	if (val == 2 && !(mode > 0 && (mode & 2))) {
-		snprintf(how, sz, "shared_folio=tier without tiering: numa_balancing=%ld", mode);
-		return true;
-	}
-	return false;
+	else if (val == 1)
+		snprintf(how, sz, "shared_folio=%s", nx_filter_value_name(i, val));
+	else if (val == 2 && !(mode > 0 && (mode & 2)))
+		snprintf(how, sz, "shared_folio=%s without tiering: numa_balancing=%ld",
+			 nx_filter_value_name(i, val), mode);
+	else
+		return false;
+	return true;
 }
 
 /* pages of @v to look at: at most NX_PAGE_SAMPLE, evenly spread */
@@ -108,12 +105,11 @@ static int sample_vma(pid_t pid, int pm, long pagesz, const struct nx_topo *topo
 	return 0;
 }
 
-static const struct nx_vma *by_slow;	/* qsort()'s view of the VMAs */
-
-/* more slow-tier memory first, then the lower address */
-static int cmp_slow(const void *a, const void *b)
+/* more slow-tier memory first, then the lower address (qsort_r over indices) */
+static int cmp_slow(const void *a, const void *b, void *vmas)
 {
-	const struct nx_vma *x = &by_slow[*(const size_t *)a], *y = &by_slow[*(const size_t *)b];
+	const struct nx_vma *v = vmas;
+	const struct nx_vma *x = &v[*(const size_t *)a], *y = &v[*(const size_t *)b];
 
 	if (x->slow_bytes != y->slow_bytes)
 		return x->slow_bytes < y->slow_bytes ? 1 : -1;
@@ -138,8 +134,7 @@ void nx_pages_sample(struct nx_vmlist *l, const struct nx_topo *topo)
 	for (size_t i = 0; i < l->n; i++)
 		if (l->v[i].slow_bytes && l->v[i].perms[3] == 'p')
 			idx[n++] = i;
-	by_slow = l->v;
-	qsort(idx, n, sizeof(*idx), cmp_slow);
+	qsort_r(idx, n, sizeof(*idx), cmp_slow, l->v);
 	snprintf(path, sizeof(path), "/proc/%d/pagemap", (int)l->pid);
 	pm = open(path, O_RDONLY | O_CLOEXEC);
 	for (size_t i = 0; pm >= 0 && i < n && i < NX_PAGE_VMAS; i++) {

@@ -292,7 +292,7 @@ static bool is_promo_only(const char *reason)
  * in the WHY column) the reason for it.
  */
 static const char *judge(const struct nx_vma *v, const struct nx_vmlist *l,
-			 char *why, size_t sz)
+			 char *why, size_t sz, bool *page_held)
 {
 	const struct nx_numab_vma *n = &v->nv;
 	bool slow = v->slow_bytes > 0, promo_recent;
@@ -343,6 +343,8 @@ static const char *judge(const struct nx_vma *v, const struct nx_vmlist *l,
 		return "stranded";
 	}
 	if (slow && nx_pages_held(v)) {
+		if (page_held)
+			*page_held = true;
 		WHY("scanned, but %u of %u sampled slow-tier pages are mapped by more than one "
 		    "process: change_pte_range() skips them (%s)", v->pg_slow_shared, v->pg_slow,
 		    l->pg_how);
@@ -355,12 +357,18 @@ static const char *judge(const struct nx_vma *v, const struct nx_vmlist *l,
 
 void nx_vma_why(const struct nx_vma *v, const struct nx_vmlist *l, char *buf, size_t sz)
 {
-	judge(v, l, buf, sz);
+	judge(v, l, buf, sz, NULL);
 }
 
 const char *nx_vma_verdict(const struct nx_vma *v, const struct nx_vmlist *l)
 {
-	return judge(v, l, NULL, 0);
+	return judge(v, l, NULL, 0, NULL);
+}
+
+void nx_vma_judge(struct nx_vma *v, const struct nx_vmlist *l)
+{
+	v->pg_held = false;
+	v->verdict = judge(v, l, NULL, 0, &v->pg_held);
 }
 
 void nx_vmlist_totals(const struct nx_vmlist *l, uint64_t *fast, uint64_t *slow,
@@ -388,8 +396,7 @@ const char *nx_vma_holder(const struct nx_vma *v)
 		return n->filter;
 	if (strcmp(n->filter, "none") && !is_promo_only(n->filter))
 		return n->filter;	/* shared_ro, inaccessible, ... */
-	if (nx_pages_held(v) && v->verdict && !strcmp(v->verdict, "stranded") &&
-	    !strcmp(n->state, "ok"))
+	if (v->pg_held)
 		return "shared_folio";
 	if (strcmp(n->filter, "none"))
 		return n->filter;	/* *_promo_only */
@@ -729,7 +736,7 @@ int nx_vmlist_load(struct nx_vmlist *l, pid_t pid, const struct nx_topo *topo,
 	nx_release_predict(l);
 	nx_pages_sample(l, topo);
 	for (size_t i = 0; i < l->n; i++)
-		l->v[i].verdict = judge(&l->v[i], l, NULL, 0);
+		nx_vma_judge(&l->v[i], l);
 	return NX_OK;
 }
 

@@ -425,7 +425,7 @@ static void test_pages(void)
 	v.nv.prev_seq = 9;
 	v.pg_slow = 256;
 	v.pg_slow_shared = 200;
-	v.verdict = nx_vma_verdict(&v, &l);
+	nx_vma_judge(&v, &l);
 	nx_vma_why(&v, &l, why, sizeof(why));
 	tap(!strcmp(v.verdict, "stranded") && strstr(why, "200 of 256 sampled") &&
 	    strstr(why, "(shared_folio=skip)"),
@@ -436,24 +436,26 @@ static void test_pages(void)
 	    "pages: report's cause group and its advice");
 	free(c);
 	v.pg_slow_shared = 127;
-	v.verdict = nx_vma_verdict(&v, &l);
+	nx_vma_judge(&v, &l);
 	tap(!strcmp(v.verdict, "ok") && !strcmp(nx_vma_holder(&v), "none"),
 	    "pages: fewer than half shared: ok");
 	v.pg_slow = v.pg_slow_shared = 0;
-	v.verdict = nx_vma_verdict(&v, &l);
+	nx_vma_judge(&v, &l);
 	tap(!strcmp(v.verdict, "ok"), "pages: not sampled: ok");
 	v.pg_slow = v.pg_slow_shared = 256;
 	strcpy(v.nv.filter, "shared_ro");
-	v.verdict = nx_vma_verdict(&v, &l);
+	nx_vma_judge(&v, &l);
 	nx_vma_why(&v, &l, why, sizeof(why));
 	tap(!strcmp(v.verdict, "stranded") && !strcmp(why, "filter=shared_ro") &&
 	    !strcmp(nx_vma_holder(&v), "shared_ro"), "pages: a VMA filter is named before the page check");
 	strcpy(v.nv.filter, "none");
 	v.nv.prev_seq = 2;
-	v.verdict = nx_vma_verdict(&v, &l);
+	nx_vma_judge(&v, &l);
 	nx_vma_why(&v, &l, why, sizeof(why));
-	tap(!strcmp(v.verdict, "stranded") && strstr(why, "not scanned for 8 seqs"),
-	    "pages: a VMA not scanned lately is stranded by that first (%s)", why);
+	tap(!strcmp(v.verdict, "stranded") && strstr(why, "not scanned for 8 seqs") &&
+	    strcmp(nx_vma_holder(&v), "shared_folio"),
+	    "pages: a VMA not scanned lately is stranded by that first, and held by it (%s, %s)",
+	    why, nx_vma_holder(&v));
 }
 
 static void test_vmlist(void)
