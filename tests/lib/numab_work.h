@@ -10,6 +10,7 @@
 #define NUMAB_WORK_H
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <sys/resource.h>
@@ -666,29 +667,54 @@ static inline int nw_hold_args(int argc, char **argv, long *seconds, long *mb,
 	return 0;
 }
 
+static volatile sig_atomic_t nw_hold_move_req;
+
+static inline void nw_hold_usr1(int sig)
+{
+	(void)sig;
+	nw_hold_move_req = 1;
+}
+
 /*
  * Read the NPAGES pages at MAP in a loop for SECONDS and look where they
  * are every half second; with UNTIL_MIN >= 0, end early once every page
  * is on node 0 and UNTIL_MIN seconds have passed. Then print when every
  * page was first seen on node 0 ("placed 3.5", seconds from the start, or
  * "placed never") and where the pages are ("node0 N node1 N").
+ * SIGUSR1 moves every page to node 1 ("moved N": N pages not moved), as
+ * demotion would; once all are on node 0 again it prints "back S",
+ * seconds after the move.
  */
 static inline void nw_hold(const volatile char *map, long npages, long pagesz,
 			   double seconds, double until_min)
 {
-	double t0 = nt_now(), next = t0 + 0.5, placed = -1;
+	double t0 = nt_now(), next = t0 + 0.5, placed = -1, moved = -1;
 	struct nt_placement pl;
 	volatile char sink = 0;
 
+	signal(SIGUSR1, nw_hold_usr1);
 	while (nt_now() < t0 + seconds) {
 		for (long i = 0; i < npages; i++)
 			sink += map[i * pagesz];
+		if (nw_hold_move_req) {
+			nw_hold_move_req = 0;
+			printf("moved %ld\n", nt_move_all((char *)map, npages, pagesz, 1));
+			fflush(stdout);
+			moved = nt_now();
+		}
 		if (nt_now() < next)
 			continue;
 		next += 0.5;
-		if (placed < 0 && nt_placement((char *)map, npages, pagesz, &pl) == 0 &&
-		    pl.node[0] == npages)
-			placed = nt_now() - t0;
+		if ((placed < 0 || moved >= 0) &&
+		    nt_placement((char *)map, npages, pagesz, &pl) == 0 && pl.node[0] == npages) {
+			if (placed < 0)
+				placed = nt_now() - t0;
+			if (moved >= 0) {
+				printf("back %.1f\n", nt_now() - moved);
+				fflush(stdout);
+				moved = -1;
+			}
+		}
 		if (placed >= 0 && until_min >= 0 && nt_now() - t0 >= until_min)
 			break;
 	}

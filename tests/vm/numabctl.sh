@@ -150,6 +150,49 @@ grep -q "node0 4096 node1 0" /tmp/hold.out
 t "the COW heap was promoted under the default filters within 60 s" $? "$(cat /tmp/hold.out)"
 echo "# every page of the COW heap on node 0 after: $(sed -n 's/^placed //p' /tmp/hold.out) s"
 
+# Promotion-only scans back off after scans that found nothing to
+# promote: the next waits up to 4 sequences (promo_backoff). A read-only
+# file mapping (scanned promotion-only under the defaults) stays on node 0
+# for 10 sequences of 1 s, enough for the backoff to reach its 4, and is
+# then moved to node 1 (SIGUSR1 to hold_rofile): vmas says it is backing
+# off while its pages wait, and they come back once the wait is over.
+# vmas is read every 0.25 s; a move right before the next scan leaves
+# nothing to see, so up to 3 moves are tried, and how many is printed.
+echo 1000 >$D/scan_period_min_ms; echo 1000 >$D/scan_period_max_ms
+numabctl filter --default >/dev/null
+hold_rofile 150 >/tmp/hold.out &
+hp=$!
+seen= tries=0 back= a=
+i=0
+while [ $i -lt 60 ] && [ -z "$a" ]; do
+	sleep 0.5; i=$((i + 1))
+	a=$(sed -n 's/^ready [0-9]* 0x//p' /tmp/hold.out)
+done
+while [ -n "$a" ] && [ -z "$seen" ] && [ $tries -lt 3 ] && kill -0 $hp 2>/dev/null; do
+	tries=$((tries + 1))
+	sleep 10
+	n0=$(grep -c '^moved' /tmp/hold.out)
+	kill -USR1 $hp
+	i=0
+	while [ $i -lt 120 ] && [ "$(grep -c '^back' /tmp/hold.out)" -lt $tries ]; do
+		i=$((i + 1))
+		[ "$(grep -c '^moved' /tmp/hold.out)" -gt "$n0" ] || { sleep 0.05; continue; }
+		w=$(numabctl vmas -P -o START,SLOW,WHY $hp 2>/dev/null | grep "START=\"$a\"")
+		case "$w" in *"backing off"*) [ -n "$seen" ] || seen="$w" ;; esac
+		sleep 0.25
+	done
+done
+back=$(sed -n 's/^back //p' /tmp/hold.out | tail -n 1)
+kill $hp; wait $hp
+t "vmas WHY: a promotion-only mapping moved to node 1 waits out its backoff, and says so" \
+	$([ -n "$seen" ]; echo $?) "tries=$tries $(cat /tmp/hold.out)"
+echo "# backing off seen after $tries move(s): $seen"
+t "its pages came back once the backoff was over" \
+	$([ "$(grep -c '^back' /tmp/hold.out)" -ge "$tries" ] && [ "$tries" -gt 0 ]; echo $?) \
+	"$(cat /tmp/hold.out)"
+echo "# every page back on node 0, after the last move: $back s"
+echo 100 >$D/scan_period_min_ms; echo 100 >$D/scan_period_max_ms
+
 # report: every section, written atomically to -o, JSON parses by shape;
 # as root, and as nobody for its own process (tracing degraded, said so)
 hold_rofile 15 >/dev/null &

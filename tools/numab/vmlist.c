@@ -288,16 +288,40 @@ static bool is_promo_only(const char *reason)
 #define WHY(...) do { if (why) snprintf(why, sz, __VA_ARGS__); } while (0)
 
 /*
+ * Promotion-only scans that found nothing to promote back off: the next
+ * waits 2, then 4 sequences after the last one (NUMAB_PROMO_BACKOFF_MAX in
+ * the series), and a pass that comes earlier skips the VMA as
+ * promo_backoff. A VMA whose last skip was that wait is waiting out a
+ * backoff until then: the sequence by which its next promotion-only scan
+ * comes at the latest, or -1 when it is not waiting (or the kernel has no
+ * promo_seq).
+ */
+#define NX_PROMO_BACKOFF_SEQS 4
+
+static int64_t backoff_until(const struct nx_numab_vma *n, const struct nx_vmlist *l)
+{
+	if (strcmp(n->last_skip, "promo_backoff") || !(n->have & NV_HAVE_PROMO_SEQ) ||
+	    !(l->mm.have & MM_HAVE_SEQ) ||
+	    nx_seqs_since(l->mm.scan_seq, n->promo_seq) >= NX_PROMO_BACKOFF_SEQS)
+		return -1;
+	return n->promo_seq + NX_PROMO_BACKOFF_SEQS;
+}
+
+/*
  * The verdict on @v, and into @why (NULL: not wanted; vmas prints it only
- * in the WHY column) the reason for it.
+ * in the WHY column) the reason for it. @page_held and @backoff (NULL: not
+ * wanted) say whether the page check holds its slow-tier memory, or a
+ * promotion-only backoff makes it wait.
  */
 static const char *judge(const struct nx_vma *v, const struct nx_vmlist *l,
-			 char *why, size_t sz, bool *page_held)
+			 char *why, size_t sz, bool *page_held, bool *backoff)
 {
 	const struct nx_numab_vma *n = &v->nv;
 	bool slow = v->slow_bytes > 0, promo_recent;
 	unsigned int stale = l->stale;
 	uint64_t seqs;
+	int64_t by;
+	char filt[72] = "";
 
 	if (why)
 		why[0] = '\0';
@@ -351,24 +375,45 @@ static const char *judge(const struct nx_vma *v, const struct nx_vmlist *l,
 		return "stranded";
 	}
 	if (is_promo_only(n->filter))
-		WHY("scanned promotion-only (filter=%s)", n->filter);
+		snprintf(filt, sizeof(filt), " (filter=%s)", n->filter);
+	by = backoff_until(n, l);
+	if (slow && by >= 0) {
+		char about[48] = "";
+
+		if (backoff)
+			*backoff = true;
+		if (why && l->sec_per_seq > 0) {
+			char d[32];
+
+			nx_fmt_duration((double)(by - (int64_t)l->mm.scan_seq) * l->sec_per_seq,
+					d, sizeof(d));
+			snprintf(about, sizeof(about), ", about %s", d);
+		}
+		WHY("scanned promotion-only%s, backing off: the last such scan (seq %lld) found "
+		    "nothing to promote, the next comes by seq %lld (now %llu%s)", filt,
+		    (long long)n->promo_seq, (long long)by, (unsigned long long)l->mm.scan_seq,
+		    about);
+		return "ok";
+	}
+	if (filt[0])
+		WHY("scanned promotion-only%s", filt);
 	return "ok";
 }
 
 void nx_vma_why(const struct nx_vma *v, const struct nx_vmlist *l, char *buf, size_t sz)
 {
-	judge(v, l, buf, sz, NULL);
+	judge(v, l, buf, sz, NULL, NULL);
 }
 
 const char *nx_vma_verdict(const struct nx_vma *v, const struct nx_vmlist *l)
 {
-	return judge(v, l, NULL, 0, NULL);
+	return judge(v, l, NULL, 0, NULL, NULL);
 }
 
 void nx_vma_judge(struct nx_vma *v, const struct nx_vmlist *l)
 {
-	v->pg_held = false;
-	v->verdict = judge(v, l, NULL, 0, &v->pg_held);
+	v->pg_held = v->backoff = false;
+	v->verdict = judge(v, l, NULL, 0, &v->pg_held, &v->backoff);
 }
 
 void nx_vmlist_totals(const struct nx_vmlist *l, uint64_t *fast, uint64_t *slow,
@@ -393,7 +438,7 @@ const char *nx_vma_holder(const struct nx_vma *v)
 		return "unknown";
 	/* scanned: nothing holds it; a promotion-only filter is named */
 	if (v->verdict && !strcmp(v->verdict, "ok"))
-		return n->filter;
+		return v->backoff ? "promo_backoff" : n->filter;
 	if (strcmp(n->filter, "none") && !is_promo_only(n->filter))
 		return n->filter;	/* shared_ro, inaccessible, ... */
 	if (v->pg_held)
@@ -448,6 +493,11 @@ static const struct {
 	{ "unknown", NULL, "no scan state (no /proc/PID/numa_vmas, no BPF backend): whether the "
 	  "scanner visits it is unknown; use a kernel with the numab series, or run as root "
 	  "with the BPF backend" },
+	{ "ok", "promo_backoff", "scanned for promotion only, but the last promotion-only "
+	  "scans found nothing to promote, so the next waits up to 4 scan sequences (WHY in "
+	  "the VMA table says until which): its slow-tier pages are promoted once it comes, "
+	  "late in a process that completes few sequences (many threads or processes on "
+	  "little CPU: its scan is paced by each one's CPU time); no filter changes that" },
 	{ "ok", "none", "scanned: its slow-tier pages are promoted when touched; what stays "
 	  "there is cold" },
 	{ "ok", NULL, "scanned for promotion only: its slow-tier pages are promoted when "

@@ -458,6 +458,77 @@ static void test_pages(void)
 	    why, nx_vma_holder(&v));
 }
 
+/* slow memory of a VMA whose promotion-only scans back off waits, ok */
+static void test_backoff(void)
+{
+	struct nx_vmlist l;
+	struct nx_vma v;
+	struct nx_cause *c = NULL;
+	char why[224] = "";
+	size_t n = 0;
+
+	memset(&l, 0, sizeof(l));
+	memset(&v, 0, sizeof(v));
+	l.v = &v;
+	l.n = 1;
+	l.have_numab = l.have_numa_maps = true;
+	l.stale = 4;
+	l.mm.have = MM_HAVE_SEQ;
+	l.mm.scan_seq = 12;
+	v.start = 0x55d0c4a00000ull;
+	v.end = v.start + (2u << 20);
+	v.in_numab = v.in_numa_maps = true;
+	v.slow_bytes = 1u << 20;
+	v.name = "/usr/sbin/app";
+	strcpy(v.perms, "r-xp");
+	strcpy(v.nv.filter, "shared_ro_promo_only");
+	strcpy(v.nv.state, "ok");
+	strcpy(v.nv.last_skip, "promo_backoff");
+	v.nv.have = NV_HAVE_PREV_SEQ | NV_HAVE_PROMO_SEQ;
+	v.nv.prev_seq = -1;
+	v.nv.promo_seq = 10;
+	nx_vma_judge(&v, &l);
+	nx_vma_why(&v, &l, why, sizeof(why));
+	tap(!strcmp(v.verdict, "ok") && v.backoff &&
+	    strstr(why, "(filter=shared_ro_promo_only), backing off") &&
+	    strstr(why, "(seq 10)") && strstr(why, "by seq 14 (now 12)"),
+	    "backoff: a promotion-only VMA waiting out its backoff is ok, and why (%s)", why);
+	tap(!strcmp(nx_vma_holder(&v), "promo_backoff") && !nx_slow_causes(&l, &c, &n) &&
+	    n == 1 && !strcmp(c[0].verdict, "ok") && !strcmp(c[0].holder, "promo_backoff") &&
+	    strstr(nx_cause_text(c[0].verdict, c[0].holder), "up to 4 scan sequences"),
+	    "backoff: its own cause group, and what it means");
+	free(c);
+	l.sec_per_seq = 30;
+	nx_vma_why(&v, &l, why, sizeof(why));
+	tap(strstr(why, "(now 12, about ") != NULL, "backoff: the wait in time at a measured rate (%s)",
+	    why);
+	l.sec_per_seq = 0;
+	l.mm.scan_seq = 14;
+	nx_vma_judge(&v, &l);
+	tap(!v.backoff && !strcmp(nx_vma_holder(&v), "shared_ro_promo_only"),
+	    "backoff: over after 4 sequences, whatever the last skip says");
+	l.mm.scan_seq = 12;
+	strcpy(v.nv.last_skip, "shared_ro_promo_only");
+	nx_vma_judge(&v, &l);
+	tap(!v.backoff, "backoff: not when the last pass scanned it");
+	strcpy(v.nv.last_skip, "promo_backoff");
+	v.slow_bytes = 0;
+	nx_vma_judge(&v, &l);
+	tap(!v.backoff, "backoff: nothing on the slow tier, nothing waits");
+	v.slow_bytes = 1u << 20;
+	v.nv.have = NV_HAVE_PREV_SEQ;
+	nx_vma_judge(&v, &l);
+	tap(!v.backoff, "backoff: not told without promo_seq");
+	v.nv.have = NV_HAVE_PREV_SEQ | NV_HAVE_PROMO_SEQ;
+	strcpy(v.nv.filter, "none");
+	v.nv.prev_seq = 2;
+	nx_vma_judge(&v, &l);
+	nx_vma_why(&v, &l, why, sizeof(why));
+	tap(v.backoff && !strcmp(nx_vma_holder(&v), "promo_backoff") &&
+	    !strncmp(why, "scanned promotion-only, backing off", 35),
+	    "backoff: a PID-inactive VMA scanned promotion-only waits the same (%s)", why);
+}
+
 static void test_vmlist(void)
 {
 	struct nx_topo topo;
@@ -871,6 +942,7 @@ int main(int argc, char **argv)
 	test_vmlist();
 	test_causes_top();
 	test_pages();
+	test_backoff();
 	test_filters();
 	test_override();
 	test_shmem();
