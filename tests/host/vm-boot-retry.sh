@@ -1,10 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# scripts/vm boots a guest a second time, once, when the kernel died of a
-# stale int3 before the command started (x86 text patching under QEMU
-# TCG), says so, and keeps the first console log; any other death, a
-# second one, or one after the command started fails the run as before.
+# scripts/vm boots a guest a second time, once, when a kernel with jump
+# labels died of an int3 before the command started (x86 text patching
+# under QEMU TCG), says so, and keeps the first console log; any other
+# death, a second one, one after the command started, or one of a kernel
+# without jump labels (the test and debug kernels) fails the run as
+# before.
 # A stand-in qemu-system-x86_64 (first in PATH) writes the console and
 # output the scenario asks for; no kernel is booted.
 . "$(dirname "$0")/../../scripts/lib.sh"
@@ -27,6 +29,8 @@ mkdir -p "$tmp/bin" "$tmp/out/host"
 printf '#!/bin/sh\ncat >/dev/null\n' >"$tmp/out/host/gen_init_cpio"
 chmod +x "$tmp/out/host/gen_init_cpio"
 : >"$tmp/bzImage"
+# a Debian image's layout: its config next to it
+echo CONFIG_JUMP_LABEL=y >"$tmp/config"
 # The stand-in: boot number N (a counter file) writes console line set
 # $SCENARIO's Nth word: ok (the command ran, exit 0), int3 (died of an
 # int3 before the command), int3late (after it started), oops (another
@@ -64,7 +68,7 @@ chmod +x "$tmp/bin/qemu-system-x86_64"
 
 # run SCENARIO: scripts/vm with the stand-in; prints its status, boots
 run() {
-	rm -f "$tmp/count" "$tmp/out/vm/"*
+	rm -f "$tmp/count"
 	PATH=$tmp/bin:$PATH NUMAB_OUT=$tmp/out SCENARIO=$1 STANDIN_COUNT=$tmp/count \
 		"$NUMAB_ROOT/scripts/vm" --quiet --kernel "$tmp/bzImage" --name r --timeout 5 \
 		-- true >"$tmp/stdout" 2>"$tmp/stderr"
@@ -75,7 +79,7 @@ r=$(run "int3 ok")
 t "an int3 death before the command: booted again, the command's status" \
 	$([ "$r" = "0 2" ]; echo $?) "status, boots: $r; $(cat "$tmp/stderr")"
 t "the second boot is said, with the first console log kept" \
-	$(grep -q "booting again: the kernel died of a stale int3 before the command started" "$tmp/stderr" &&
+	$(grep -q "booting again: the kernel (with jump labels) died of an int3 before the command started" "$tmp/stderr" &&
 		grep -q "Oops: int3" "$tmp/out/vm/r.boot1.log" && ! grep -q "Oops" "$tmp/out/vm/r.log"; echo $?) \
 	"$(cat "$tmp/stderr")"
 r=$(run "int3 int3")
@@ -84,6 +88,13 @@ r=$(run "int3late ok")
 t "an int3 after the command started is not retried" $([ "$r" = "124 1" ]; echo $?) "status, boots: $r"
 r=$(run "oops ok")
 t "another death before the command is not retried" $([ "$r" = "124 1" ]; echo $?) "status, boots: $r"
+r=$(run "int3 ok")
+echo "# CONFIG_JUMP_LABEL is not set" >"$tmp/config"
+r2=$(run "int3 ok")
+echo CONFIG_JUMP_LABEL=y >"$tmp/config"
+t "no boot log of an earlier run is left as this one's first" \
+	$([ "$r" = "0 2" ] && [ "$r2" = "124 1" ] && [ ! -e "$tmp/out/vm/r.boot1.log" ]; echo $?) "$r, $r2"
+t "a kernel without jump labels is not booted again" $([ "$r2" = "124 1" ]; echo $?) "status, boots: $r2"
 r=$(run "ok")
 t "a clean boot boots once" $([ "$r" = "0 1" ] && ! grep -q "booting again" "$tmp/stderr"; echo $?) \
 	"status, boots: $r"

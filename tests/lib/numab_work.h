@@ -678,12 +678,13 @@ static inline void nw_hold_usr1(int sig)
 /*
  * Read the NPAGES pages at MAP in a loop for SECONDS and look where they
  * are every half second; with UNTIL_MIN >= 0, end early once every page
- * is on node 0 and UNTIL_MIN seconds have passed. Then print when every
- * page was first seen on node 0 ("placed 3.5", seconds from the start, or
- * "placed never") and where the pages are ("node0 N node1 N").
- * SIGUSR1 moves every page to node 1 ("moved N": N pages not moved), as
- * demotion would; once all are on node 0 again it prints "back S",
- * seconds after the move.
+ * is on node 0 and UNTIL_MIN seconds have passed. Prints when every
+ * page is first seen on node 0 ("placed 3.5", seconds from the start, as
+ * it happens; "placed never" at the end if never) and, at the end, where
+ * the pages are ("node0 N node1 N"). SIGUSR1 moves every page to node 1,
+ * as demotion would, and prints how many did not move ("unmoved N");
+ * once all are on node 0 again it prints "back S", seconds after the
+ * move.
  */
 static inline void nw_hold(const volatile char *map, long npages, long pagesz,
 			   double seconds, double until_min)
@@ -698,7 +699,7 @@ static inline void nw_hold(const volatile char *map, long npages, long pagesz,
 			sink += map[i * pagesz];
 		if (nw_hold_move_req) {
 			nw_hold_move_req = 0;
-			printf("moved %ld\n", nt_move_all((char *)map, npages, pagesz, 1));
+			printf("unmoved %ld\n", nt_move_all((char *)map, npages, pagesz, 1));
 			fflush(stdout);
 			moved = nt_now();
 		}
@@ -707,8 +708,11 @@ static inline void nw_hold(const volatile char *map, long npages, long pagesz,
 		next += 0.5;
 		if ((placed < 0 || moved >= 0) &&
 		    nt_placement((char *)map, npages, pagesz, &pl) == 0 && pl.node[0] == npages) {
-			if (placed < 0)
+			if (placed < 0) {
 				placed = nt_now() - t0;
+				printf("placed %.1f\n", placed);
+				fflush(stdout);
+			}
 			if (moved >= 0) {
 				printf("back %.1f\n", nt_now() - moved);
 				fflush(stdout);
@@ -719,9 +723,7 @@ static inline void nw_hold(const volatile char *map, long npages, long pagesz,
 			break;
 	}
 	(void)sink;
-	if (placed >= 0)
-		printf("placed %.1f\n", placed);
-	else
+	if (placed < 0)
 		printf("placed never\n");
 	if (nt_placement((char *)map, npages, pagesz, &pl) == 0)
 		printf("node0 %ld node1 %ld\n", pl.node[0], pl.node[1]);

@@ -32,9 +32,10 @@
 # (Documentation/bench.rst, "Real servers").
 #
 # REAL_PG_SECONDS is how long pgbench runs after the move: by default the
-# bound, since nothing later can change the verdict (the runs above were
-# 75 s long; 60 s keeps the fresh-cache CI run of a slow 2-core machine,
-# 59.6 minutes with 75 s, within its hour).
+# bound, since nothing later can change the verdict. The runs above ran
+# 75 s (their shares at the end are at 75 s); 60 s takes 3 x 15 s off the
+# unit, which two fresh-cache CI runs of a slow 2-core machine left with
+# 59.5 and 59.6 minutes of the hour used.
 . "$(dirname "$0")/../../scripts/lib.sh"
 bound=${REAL_PG_BOUND:-60}
 seconds=${REAL_PG_SECONDS:-$bound}

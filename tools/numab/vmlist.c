@@ -288,13 +288,15 @@ static bool is_promo_only(const char *reason)
 #define WHY(...) do { if (why) snprintf(why, sz, __VA_ARGS__); } while (0)
 
 /*
- * Promotion-only scans that found nothing to promote back off: the next
- * waits 2, then 4 sequences after the last one (NUMAB_PROMO_BACKOFF_MAX in
- * the series), and a pass that comes earlier skips the VMA as
- * promo_backoff. A VMA whose last skip was that wait is waiting out a
- * backoff until then: the sequence by which its next promotion-only scan
- * comes at the latest, or -1 when it is not waiting (or the kernel has no
- * promo_seq).
+ * A promotion-only scan that marked no page makes the next one wait 2,
+ * then 4 sequences (NUMAB_PROMO_BACKOFF_MAX in the series; numa_vmas does
+ * not show which), and a pass that comes earlier skips the VMA as
+ * promo_backoff. A VMA whose last skip was that wait is backing off: its
+ * slow-tier pages that no scan has marked wait for the next promotion-only
+ * scan, due in sequence promo_seq + 2 or + 4. Returns the later, or -1
+ * when the VMA is not waiting, or it cannot be told: no promo_seq, or a
+ * full scan since the last promotion-only one (last_skip is only written
+ * on a skip, so it may be older than that scan).
  */
 #define NX_PROMO_BACKOFF_SEQS 4
 
@@ -302,6 +304,7 @@ static int64_t backoff_until(const struct nx_numab_vma *n, const struct nx_vmlis
 {
 	if (strcmp(n->last_skip, "promo_backoff") || !(n->have & NV_HAVE_PROMO_SEQ) ||
 	    !(l->mm.have & MM_HAVE_SEQ) ||
+	    ((n->have & NV_HAVE_PREV_SEQ) && n->prev_seq > n->promo_seq) ||
 	    nx_seqs_since(l->mm.scan_seq, n->promo_seq) >= NX_PROMO_BACKOFF_SEQS)
 		return -1;
 	return n->promo_seq + NX_PROMO_BACKOFF_SEQS;
@@ -352,7 +355,8 @@ static const char *judge(const struct nx_vma *v, const struct nx_vmlist *l,
 	 * pass restricted it or waited after one (promo_backoff).
 	 */
 	if (n->have & NV_HAVE_PROMO_SEQ)
-		promo_recent = nx_seqs_since(l->mm.scan_seq, n->promo_seq) < stale;
+		promo_recent = nx_seqs_since(l->mm.scan_seq, n->promo_seq) < stale ||
+			       backoff_until(n, l) >= 0;
 	else
 		promo_recent = n->promo_scans || is_promo_only(n->last_skip) ||
 			       !strcmp(n->last_skip, "promo_backoff");
@@ -387,12 +391,12 @@ static const char *judge(const struct nx_vma *v, const struct nx_vmlist *l,
 
 			nx_fmt_duration((double)(by - (int64_t)l->mm.scan_seq) * l->sec_per_seq,
 					d, sizeof(d));
-			snprintf(about, sizeof(about), ", about %s", d);
+			snprintf(about, sizeof(about), ", at most about %s", d);
 		}
-		WHY("scanned promotion-only%s, backing off: the last such scan (seq %lld) found "
-		    "nothing to promote, the next comes by seq %lld (now %llu%s)", filt,
-		    (long long)n->promo_seq, (long long)by, (unsigned long long)l->mm.scan_seq,
-		    about);
+		WHY("scanned promotion-only%s, backing off: the last such scan (seq %lld) marked "
+		    "no page, the next is due in seq %lld or %lld (now %llu%s)", filt,
+		    (long long)n->promo_seq, (long long)by - 2, (long long)by,
+		    (unsigned long long)l->mm.scan_seq, about);
 		return "ok";
 	}
 	if (filt[0])
@@ -494,10 +498,10 @@ static const struct {
 	  "scanner visits it is unknown; use a kernel with the numab series, or run as root "
 	  "with the BPF backend" },
 	{ "ok", "promo_backoff", "scanned for promotion only, but the last promotion-only "
-	  "scans found nothing to promote, so the next waits up to 4 scan sequences (WHY in "
-	  "the VMA table says until which): its slow-tier pages are promoted once it comes, "
-	  "late in a process that completes few sequences (many threads or processes on "
-	  "little CPU: its scan is paced by each one's CPU time); no filter changes that" },
+	  "scan marked no page, so the next waits 2 or 4 scan sequences (WHY in the VMA "
+	  "table says until which): slow-tier pages no scan has marked (moved there since) "
+	  "become candidates for promotion only then, late in a process that completes few "
+	  "sequences (its scan is paced by its threads' own CPU time)" },
 	{ "ok", "none", "scanned: its slow-tier pages are promoted when touched; what stays "
 	  "there is cold" },
 	{ "ok", NULL, "scanned for promotion only: its slow-tier pages are promoted when "
