@@ -154,7 +154,8 @@ echo "# every page of the COW heap on node 0 after: $(sed -n 's/^placed //p' /tm
 # waits 2, then 4 sequences (promo_backoff). A read-only file mapping
 # (scanned promotion-only under the defaults) is placed on node 0, kept
 # there 10 s at a scan period of 1 s, so that its scans find nothing to
-# mark, and then moved to node 1 (SIGUSR1 to hold_rofile): vmas must say
+# mark, and then moved to node 1 (SIGUSR1 to hold_rofile) right after a
+# backoff skip (at most 20 s more): vmas must say
 # it is backing off while its pages wait, and they must come back. vmas is
 # read every 0.25 s for at most 30 s after a move; a move right before
 # the next scan can leave nothing to see, so up to 3 moves are tried, and
@@ -171,6 +172,21 @@ grep -q '^placed [0-9]' /tmp/hold.out || a=
 while [ -n "$a" ] && [ -z "$seen" ] && [ $tries -lt 3 ] && kill -0 $hp 2>/dev/null; do
 	tries=$((tries + 1))
 	sleep 10
+	# Scans that mark nothing come 1, 2, then 4 sequences apart: at 1 s a
+	# sequence a move 10 s after placement fell on a due scan in one
+	# run, and was promoted in 0.7 s with no wait to see. So the move
+	# comes right after a backoff skip, one or two sequences after the
+	# last scan (numa_vmas: last_skip, promo_seq, the mm's scan_seq).
+	end=$(($(date +%s) + 20))
+	while [ "$(date +%s)" -lt $end ]; do
+		l=$(grep "^$a-" /proc/$hp/numa_vmas)
+		sq=$(sed -n 's/^mm scan_seq=\([0-9]*\).*/\1/p' /proc/$hp/numa_vmas)
+		pq=$(echo "$l" | sed -n 's/.* promo_seq=\([0-9]*\) .*/\1/p')
+		case "$l" in
+		*last_skip=promo_backoff*) [ -n "$sq" ] && [ -n "$pq" ] && [ $((sq - pq)) -le 2 ] && break ;;
+		esac
+		sleep 0.1
+	done
 	kill -USR1 $hp
 	end=$(($(date +%s) + 30))
 	while [ "$(date +%s)" -lt $end ] && [ "$(grep -c '^unmoved' /tmp/hold.out)" -lt $tries ]; do
