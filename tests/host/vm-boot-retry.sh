@@ -1,11 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# scripts/vm boots a guest a second time, once, when a kernel with jump
-# labels died of an int3 (x86 text patching under QEMU TCG), before or
-# while the command ran, says so, and keeps the first console log; any
-# other death, a second one, or one of a kernel without jump labels (the
-# test and debug kernels) fails the run as before.
+# scripts/vm boots a guest again when a kernel with jump labels died of
+# an int3 (x86 text patching under QEMU TCG): up to 3 more times for
+# deaths before the command started, once for one while it ran; it says
+# so and keeps each such console log. Any other death, one more than
+# that, or one of a kernel without jump labels (the test and debug
+# kernels) fails the run as before.
 # A stand-in qemu-system-x86_64 (first in PATH) writes the console and
 # output the scenario asks for; no kernel is booted.
 . "$(dirname "$0")/../../scripts/lib.sh"
@@ -81,8 +82,15 @@ t "the second boot is said, with the first console log kept" \
 	$(grep -q "booting again: the kernel (with jump labels) died of an int3 before the command started" "$tmp/stderr" &&
 		grep -q "Oops: int3" "$tmp/out/vm/r.boot1.log" && ! grep -q "Oops" "$tmp/out/vm/r.log"; echo $?) \
 	"$(cat "$tmp/stderr")"
-r=$(run "int3 int3")
-t "a second int3 death fails the run (no third boot)" $([ "$r" = "124 2" ]; echo $?) "status, boots: $r"
+r=$(run "int3 int3 int3 ok")
+t "three int3 deaths before the command: a fourth boot, the command's status" \
+	$([ "$r" = "0 4" ] && [ -e "$tmp/out/vm/r.boot3.log" ]; echo $?) "status, boots: $r"
+r=$(run "int3 int3 int3 int3 ok")
+t "a fourth int3 death before the command fails the run (no fifth boot)" \
+	$([ "$r" = "124 4" ]; echo $?) "status, boots: $r"
+r=$(run "int3late int3late ok")
+t "a second int3 death while the command ran fails the run" $([ "$r" = "124 2" ]; echo $?) \
+	"status, boots: $r"
 r=$(run "int3late ok")
 t "an int3 while the command ran: booted again, said so" \
 	$([ "$r" = "0 2" ] && grep -q "died of an int3 while the command ran" "$tmp/stderr"; echo $?) \
