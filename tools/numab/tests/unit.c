@@ -395,6 +395,33 @@ static void test_causes_top(void)
 	tap(r == 0 && n == 0 && !c, "causes: nothing on the slow tier, no group");
 }
 
+/*
+ * @l holding one VMA @v of SIZE bytes at START, all of it on the slow
+ * tier, scanned (state ok, filter FILTER), in an mm at SCAN_SEQ with
+ * --stale 4; the caller sets the rest
+ */
+static void one_slow_vma(struct nx_vmlist *l, struct nx_vma *v, uint64_t scan_seq,
+			 uint64_t start, uint64_t size, char *name, const char *perms,
+			 const char *filter)
+{
+	memset(l, 0, sizeof(*l));
+	memset(v, 0, sizeof(*v));
+	l->v = v;
+	l->n = 1;
+	l->have_numab = l->have_numa_maps = true;
+	l->stale = 4;
+	l->mm.have = MM_HAVE_SEQ;
+	l->mm.scan_seq = scan_seq;
+	v->start = start;
+	v->end = start + size;
+	v->in_numab = v->in_numa_maps = true;
+	v->slow_bytes = size;
+	v->name = name;
+	snprintf(v->perms, sizeof(v->perms), "%s", perms);
+	snprintf(v->nv.filter, sizeof(v->nv.filter), "%s", filter);
+	strcpy(v->nv.state, "ok");
+}
+
 /* a page check holds slow memory of a scanned VMA (pages.c's sample) */
 static void test_pages(void)
 {
@@ -404,23 +431,8 @@ static void test_pages(void)
 	char why[512] = "";
 	size_t n = 0;
 
-	memset(&l, 0, sizeof(l));
-	memset(&v, 0, sizeof(v));
-	l.v = &v;
-	l.n = 1;
-	l.have_numab = l.have_numa_maps = true;
-	l.stale = 4;
-	l.mm.have = MM_HAVE_SEQ;
-	l.mm.scan_seq = 10;
+	one_slow_vma(&l, &v, 10, 0x7f0000000000ull, 16u << 20, "anon", "rw-p", "none");
 	snprintf(l.pg_how, sizeof(l.pg_how), "shared_folio=skip");
-	v.start = 0x7f0000000000ull;
-	v.end = v.start + (16u << 20);
-	v.in_numab = v.in_numa_maps = true;
-	v.slow_bytes = 16u << 20;
-	v.name = "anon";
-	strcpy(v.perms, "rw-p");
-	strcpy(v.nv.filter, "none");
-	strcpy(v.nv.state, "ok");
 	v.nv.have = NV_HAVE_PREV_SEQ;
 	v.nv.prev_seq = 9;
 	v.pg_slow = 256;
@@ -467,22 +479,8 @@ static void test_backoff(void)
 	char why[224] = "";
 	size_t n = 0;
 
-	memset(&l, 0, sizeof(l));
-	memset(&v, 0, sizeof(v));
-	l.v = &v;
-	l.n = 1;
-	l.have_numab = l.have_numa_maps = true;
-	l.stale = 4;
-	l.mm.have = MM_HAVE_SEQ;
-	l.mm.scan_seq = 12;
-	v.start = 0x55d0c4a00000ull;
-	v.end = v.start + (2u << 20);
-	v.in_numab = v.in_numa_maps = true;
-	v.slow_bytes = 1u << 20;
-	v.name = "/usr/sbin/app";
-	strcpy(v.perms, "r-xp");
-	strcpy(v.nv.filter, "shared_ro_promo_only");
-	strcpy(v.nv.state, "ok");
+	one_slow_vma(&l, &v, 12, 0x55d0c4a00000ull, 1u << 20, "/usr/sbin/app", "r-xp",
+		     "shared_ro_promo_only");
 	strcpy(v.nv.last_skip, "promo_backoff");
 	v.nv.have = NV_HAVE_PREV_SEQ | NV_HAVE_PROMO_SEQ;
 	v.nv.prev_seq = -1;
