@@ -1,0 +1,61 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# scripts/servers-report on made-up guest output (no guest): the share of a
+# region's used memory is taken over at least 1 MiB of it, so a region the
+# server uses less of per second (Redis's program text, about 600K) is
+# judged over a few seconds' samples instead of never; a region used at
+# 1 MiB a second or more is judged per sample as before, and one whose used
+# pages stay on the slow tier still fails.
+. "$(dirname "$0")/../../scripts/lib.sh"
+rep=$NUMAB_ROOT/scripts/servers-report
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+n=0 bad=0
+echo "TAP version 13"
+t() { # t NAME CONDITION-RESULT(0/1) [diagnostic]
+	n=$((n + 1))
+	if [ "$2" = 0 ]; then echo "ok $n $1"; else echo "not ok $n $1"; bad=1; [ -n "${3:-}" ] && echo "# $3"; fi
+}
+
+# 20 samples of one run, a second apart. Used (hot) memory per sample:
+#   text   576K; 128K of it on the slow tier until t=4, none from t=5
+#   heap   4096K; 30% slow until t=6, 5% from t=7
+#   shared 512K, half of it slow at every sample
+for i in $(seq 0 20); do
+	echo "SRV_SAMPLE label=numab.redis.fill/main t=$i.0 procs=1 seq_max=$i idle=1 numa_pte_updates=$((i * 100))"
+	if [ "$i" -le 4 ]; then ts=128; else ts=0; fi
+	if [ "$i" -le 6 ]; then hs=1228; else hs=204; fi
+	hot() { [ "$i" -gt 0 ] && echo " hot_fast_kb=$1 hot_slow_kb=$2"; }
+	echo "SRV_REGION label=numab.redis.fill/main t=$i.0 region=text fast_kb=1200 slow_kb=592$(hot $((576 - ts)) $ts)"
+	echo "SRV_REGION label=numab.redis.fill/main t=$i.0 region=heap fast_kb=300000 slow_kb=1000$(hot $((4096 - hs)) $hs)"
+	echo "SRV_REGION label=numab.redis.fill/main t=$i.0 region=shared fast_kb=1000 slow_kb=1000$(hot 256 256)"
+done >"$tmp/guest.out"
+
+check() { # check SPEC: exit status of servers-report --check SPEC, output in $tmp/check.out
+	"$rep" --check "$1" "$tmp/out" "$tmp/guest.out" >"$tmp/check.out" 2>&1
+}
+
+mkdir -p "$tmp/out"
+check "numab.redis.fill:text>=0.9@8"
+t "a region used at 576K a second reaches 90% over 2-second windows (text by t=8)" $? "$(cat "$tmp/check.out")"
+grep -q "reached after 6.0 s" "$tmp/check.out"
+t "... at the end of the first window whose used memory is all fast (t=6)" $? "$(cat "$tmp/check.out")"
+check "numab.redis.fill:text>=0.9@5"
+[ $? = 1 ]
+t "... and not before it: the windows up to t=4 hold slow pages" $? "$(cat "$tmp/check.out")"
+check "numab.redis.fill:heap>=0.9@7"
+t "a region used at 4 MiB a second is judged per sample (heap 95% at t=7)" $? "$(cat "$tmp/check.out")"
+check "numab.redis.fill:heap>=0.9@6"
+[ $? = 1 ]
+t "... and not at t=6, where 30% of it was slow" $? "$(cat "$tmp/check.out")"
+check "numab.redis.fill:shared>=0.9@20"
+[ $? = 1 ]
+t "a small region whose used pages stay half slow never reaches 90%" $? "$(cat "$tmp/check.out")"
+grep -q "never in 20 s, end 50.0%" "$tmp/check.out"
+t "... and says so with its share at the end (50%)" $? "$(cat "$tmp/check.out")"
+grep -qE '^\| redis \|.*\| text \|([^|]*\|)* 6 s ' "$tmp/out/results.md"
+t "results.md gives the text's time to 90% (6 s)" $? "$(grep text "$tmp/out/results.md")"
+
+echo "1..$n"
+exit $bad
