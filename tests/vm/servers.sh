@@ -20,7 +20,7 @@
 #      tier and the vmstat counters; the client's own throughput and
 #      latency are kept (SRV_CLIENT lines);
 #   4. save numabctl vmas of each of the server's processes and a numabctl
-#      report of the one with the most memory on the slow tier.
+#      report of the busiest one (the most CPU time).
 #
 # Options:
 #   -F legacy|default|none  system filters set first with numabctl filter
@@ -452,9 +452,10 @@ rc=0
 
 # numabctl on the real server while the clients still run: the verdicts
 # (and why) of the main process and of the three others with the most
-# memory on the slow node, and a report of the one with the most, or of
-# the main process when that one is gone (a Redis BGSAVE child exits
-# within seconds)
+# memory on the slow node, and a report of the busiest process (the most
+# CPU time: a PostgreSQL backend, not the checkpointer that maps the
+# buffer pool and leaves it alone), or of the main process when that one
+# is gone (a Redis BGSAVE child exits within seconds)
 slow_kb() {
 	awk '{ n = 4; for (f = 1; f <= NF; f++) { if ($f ~ /^kernelpagesize_kB=/) n = substr($f, 19) }
 	       for (f = 1; f <= NF; f++) if ($f ~ /^N1=/) s += substr($f, 4) * n } END { print s + 0 }' \
@@ -463,7 +464,7 @@ slow_kb() {
 for i in $instances; do
 	main=$(main_pid_$server "$i")
 	ranked=$(for p in $(pgrep -P "$main") "$main"; do echo "$(slow_kb "$p") $p"; done | sort -rn)
-	worst=$(echo "$ranked" | head -n 1 | cut -d' ' -f2)
+	busiest=$(ps -o pid= --ppid "$main" -p "$main" --sort=-time 2>/dev/null | awk 'NR == 1 { print $1 }')
 	# the release prediction of a stranded VMA waits up to 10 s to
 	# measure the scan rate: the main process's vmas and the report
 	# measure it, the three others go without (--rate 0)
@@ -473,16 +474,16 @@ for i in $instances; do
 		numabctl vmas --min-size 64K -o +WHY $rate "$p" >$D/vmas-$p.txt 2>&1
 		section "vmas $label $i $p $(cat /proc/$p/comm 2>/dev/null)" $D/vmas-$p.txt
 	done
-	if [ -n "$worst" ]; then
-		numabctl report -d 2 -w $D/report-$i.txt "$worst" >$D/report-$i.err 2>&1
+	if [ -n "$busiest" ]; then
+		numabctl report -d 2 -w $D/report-$i.txt "$busiest" >$D/report-$i.err 2>&1
 		rrc=$?
-		if [ $rrc = 5 ] && [ "$worst" != "$main" ]; then
-			worst=$main
-			numabctl report -d 2 -w $D/report-$i.txt "$worst" >>$D/report-$i.err 2>&1
+		if [ $rrc = 5 ] && [ "$busiest" != "$main" ]; then
+			busiest=$main
+			numabctl report -d 2 -w $D/report-$i.txt "$busiest" >>$D/report-$i.err 2>&1
 			rrc=$?
 		fi
 		[ $rrc = 0 ] || section "report error $label $i" $D/report-$i.err
-		[ -s $D/report-$i.txt ] && section "report $label $i $worst" $D/report-$i.txt
+		[ -s $D/report-$i.txt ] && section "report $label $i $busiest" $D/report-$i.txt
 	fi
 done
 event "numabctl done"

@@ -41,7 +41,8 @@
  *   SRV_REGION label t region fast_kb slow_kb hot_fast_kb hot_slow_kb
  *     (unique pages of all the processes; hot_* with idle=1 from the
  *     second sample on)
- *   SRV_PROC label t pid comm seq region fast_kb slow_kb (with -P; the
+ *   SRV_PROC label t pid comm seq cpu_ms region fast_kb slow_kb (with -P;
+ *     cpu_ms: the CPU time of its main thread, which paces its scan; the
  *     pages this process maps, shared ones counted in each)
  * -1: one sample and exit. Exit status 0; 1 on bad usage or when
  * /proc/PID/pagemap gives no page frame numbers (not root).
@@ -75,6 +76,33 @@ static uint64_t *seen;			/* PFNs mapped by the server this sample */
 static uint64_t *idle;			/* the idle bitmap read this sample */
 static unsigned char *pfn_region;	/* region + 1 of a seen PFN */
 static int idle_fd = -1, have_idle;
+
+/*
+ * The CPU time of PID's main thread in ms ("se.sum_exec_runtime : 1234.5"
+ * in /proc/PID/sched), -1 when unknown: NUMA balancing starts a scan pass
+ * of a thread after each scan period of its own CPU time (task_tick_numa).
+ */
+static double cpu_ms_of(int pid)
+{
+	char line[256], path[64];
+	double v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/sched", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		char *colon = strchr(line, ':');
+
+		if (colon && !strncmp(line, "se.sum_exec_runtime", 19)) {
+			v = strtod(colon + 1, NULL);
+			break;
+		}
+	}
+	fclose(f);
+	return v;
+}
 
 static void on_term(int sig)
 {
@@ -453,6 +481,7 @@ int main(int argc, char **argv)
 			char comm[64];
 			pid_t pid;
 			long seq;
+			double cpu_ms;
 
 			if (!isdigit((unsigned char)de->d_name[0]))
 				continue;
@@ -463,6 +492,7 @@ int main(int argc, char **argv)
 			if (sample_pid(pid, kb, &nopfn) < 0)
 				continue;	/* exited meanwhile */
 			seq = nt_scan_seq_of(pid);
+			cpu_ms = cpu_ms_of(pid);
 			if (seq > seq_max)
 				seq_max = seq;
 			nprocs++;
@@ -476,8 +506,8 @@ int main(int argc, char **argv)
 						slow += kb[r][n];
 				}
 				if (fast + slow)
-					printf("SRV_PROC label=%s t=%.1f pid=%d comm=%s seq=%ld region=%s fast_kb=%lld slow_kb=%lld\n",
-					       label, t, pid, comm, seq, region_name[r], fast, slow);
+					printf("SRV_PROC label=%s t=%.1f pid=%d comm=%s seq=%ld cpu_ms=%.0f region=%s fast_kb=%lld slow_kb=%lld\n",
+					       label, t, pid, comm, seq, cpu_ms, region_name[r], fast, slow);
 			}
 		}
 		if (d)

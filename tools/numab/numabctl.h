@@ -266,6 +266,7 @@ struct nx_vma {
 	uint32_t pg_slow, pg_slow_shared;
 	bool pg_held;	/* judged stranded by that page check (nx_vma_judge()) */
 	bool backoff;	/* ok, its slow-tier memory waits out a promotion-only backoff */
+	bool pid_held;	/* ok, but the PID filter skipped it at the last pass */
 };
 /* nx_vmlist_load() also counts the bytes of each VMA per node (vmas -N) */
 extern bool nx_vmlist_nodes;
@@ -349,7 +350,7 @@ void nx_vmlist_warn(const struct nx_vmlist *l);
 void nx_vma_why(const struct nx_vma *v, const struct nx_vmlist *l, char *buf, size_t sz);
 /* its verdict (stranded, skipped, unscanned, ok, unknown) */
 const char *nx_vma_verdict(const struct nx_vma *v, const struct nx_vmlist *l);
-/* @v->verdict, @v->pg_held and @v->backoff, as nx_vmlist_load() sets them */
+/* @v->verdict, @v->pg_held, @v->backoff and @v->pid_held, as nx_vmlist_load() sets them */
 void nx_vma_judge(struct nx_vma *v, const struct nx_vmlist *l);
 
 /* the processes to read (vmas -p, export) */

@@ -312,12 +312,13 @@ static int64_t backoff_until(const struct nx_numab_vma *n, const struct nx_vmlis
 
 /*
  * The verdict on @v, and into @why (NULL: not wanted; vmas prints it only
- * in the WHY column) the reason for it. @page_held and @backoff (NULL: not
- * wanted) say whether the page check holds its slow-tier memory, or a
- * promotion-only backoff makes it wait.
+ * in the WHY column) the reason for it. @page_held, @backoff and @pid_held
+ * (NULL: not wanted) say whether the page check holds its slow-tier memory,
+ * a promotion-only backoff makes it wait, or the PID filter skipped it at
+ * the last pass.
  */
 static const char *judge(const struct nx_vma *v, const struct nx_vmlist *l,
-			 char *why, size_t sz, bool *page_held, bool *backoff)
+			 char *why, size_t sz, bool *page_held, bool *backoff, bool *pid_held)
 {
 	const struct nx_numab_vma *n = &v->nv;
 	bool slow = v->slow_bytes > 0, promo_recent;
@@ -378,6 +379,26 @@ static const char *judge(const struct nx_vma *v, const struct nx_vmlist *l,
 		    l->pg_how);
 		return "stranded";
 	}
+	/*
+	 * Skipped by the PID filter at the last pass, but scanned within
+	 * --stale sequences: not stranded by that measure, yet in a process
+	 * whose scan completes few sequences (paced by its threads' own CPU
+	 * time: a busy server's forked workers on few CPUs) the memory stays
+	 * where it is for as long as the filter's horizon. Said, not hidden
+	 * behind "ok".
+	 */
+	if (slow && !strcmp(n->last_skip, "pid_inactive")) {
+		char rel[128] = "";
+
+		if (pid_held)
+			*pid_held = true;
+		if (why && v->release_in >= 0)
+			nx_release_text(v, l, rel, sizeof(rel));
+		WHY("skipped by the PID filter at the last pass, scanned %llu seqs ago: stranded "
+		    "if that lasts %u seqs%s%s", (unsigned long long)seqs, stale,
+		    rel[0] ? "; " : "", rel);
+		return "ok";
+	}
 	if (is_promo_only(n->filter))
 		snprintf(filt, sizeof(filt), " (filter=%s)", n->filter);
 	by = backoff_until(n, l);
@@ -406,18 +427,18 @@ static const char *judge(const struct nx_vma *v, const struct nx_vmlist *l,
 
 void nx_vma_why(const struct nx_vma *v, const struct nx_vmlist *l, char *buf, size_t sz)
 {
-	judge(v, l, buf, sz, NULL, NULL);
+	judge(v, l, buf, sz, NULL, NULL, NULL);
 }
 
 const char *nx_vma_verdict(const struct nx_vma *v, const struct nx_vmlist *l)
 {
-	return judge(v, l, NULL, 0, NULL, NULL);
+	return judge(v, l, NULL, 0, NULL, NULL, NULL);
 }
 
 void nx_vma_judge(struct nx_vma *v, const struct nx_vmlist *l)
 {
-	v->pg_held = v->backoff = false;
-	v->verdict = judge(v, l, NULL, 0, &v->pg_held, &v->backoff);
+	v->pg_held = v->backoff = v->pid_held = false;
+	v->verdict = judge(v, l, NULL, 0, &v->pg_held, &v->backoff, &v->pid_held);
 }
 
 void nx_vmlist_totals(const struct nx_vmlist *l, uint64_t *fast, uint64_t *slow,
@@ -442,7 +463,7 @@ const char *nx_vma_holder(const struct nx_vma *v)
 		return "unknown";
 	/* scanned: nothing holds it; a promotion-only filter is named */
 	if (v->verdict && !strcmp(v->verdict, "ok"))
-		return v->backoff ? "promo_backoff" : n->filter;
+		return v->backoff ? "promo_backoff" : v->pid_held ? "pid" : n->filter;
 	if (strcmp(n->filter, "none") && !is_promo_only(n->filter))
 		return n->filter;	/* shared_ro, inaccessible, ... */
 	if (v->pg_held)
@@ -502,6 +523,13 @@ static const struct {
 	  "table says until which): slow-tier pages no scan has marked (moved there since) "
 	  "become candidates for promotion only then, late in a process that completes few "
 	  "sequences (its scan is paced by its threads' own CPU time)" },
+	{ "ok", "pid", "scanned within --stale sequences, but the PID filter skipped it at the "
+	  "last pass (no thread took a hinting fault in it lately, and only a scan makes "
+	  "one): in a process that completes few sequences (a busy server's forked workers "
+	  "on few CPUs: each one's scan is paced by its own CPU time) its slow-tier memory "
+	  "stays there as long as stranded memory would: `numabctl filter pid=tier` on a "
+	  "numab kernel (its default; `numabctl filter --pid PID pid=tier` for this "
+	  "process only)" },
 	{ "ok", "none", "scanned: its slow-tier pages are promoted when touched; what stays "
 	  "there is cold" },
 	{ "ok", NULL, "scanned for promotion only: its slow-tier pages are promoted when "

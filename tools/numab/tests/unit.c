@@ -539,6 +539,56 @@ static void test_backoff(void)
 	    "backoff: a PID-inactive VMA scanned promotion-only waits the same (%s)", why);
 }
 
+/* slow memory the PID filter skipped at the last pass, scanned lately: ok, said */
+static void test_pid_held(void)
+{
+	struct nx_vmlist l;
+	struct nx_vma v;
+	struct nx_cause *c = NULL;
+	char why[256] = "";
+	size_t n = 0;
+
+	/* a backend's buffer pool: scanned at seq 1, skipped as pid_inactive at seq 2 */
+	one_slow_vma(&l, &v, 2, 0x7f8fdb45e000ull, 280u << 20, "/dev/zero (deleted)", "rw-s",
+		     "none");
+	strcpy(v.nv.last_skip, "pid_inactive");
+	v.nv.have = NV_HAVE_PREV_SEQ | NV_HAVE_PROMO_SEQ;
+	v.nv.prev_seq = 1;
+	v.nv.promo_seq = -1;
+	v.release_in = -1;
+	nx_vma_judge(&v, &l);
+	nx_vma_why(&v, &l, why, sizeof(why));
+	tap(!strcmp(v.verdict, "ok") && v.pid_held && !v.backoff &&
+	    !strcmp(why, "skipped by the PID filter at the last pass, scanned 1 seqs ago: "
+		    "stranded if that lasts 4 seqs"),
+	    "pid held: ok, and why (%s)", why);
+	tap(!strcmp(nx_vma_holder(&v), "pid") && !nx_slow_causes(&l, &c, &n) && n == 1 &&
+	    !strcmp(c[0].verdict, "ok") && !strcmp(c[0].holder, "pid") &&
+	    strstr(nx_cause_text(c[0].verdict, c[0].holder), "pid=tier"),
+	    "pid held: cause pid, and what to do");
+	free(c);
+	l.mm.scan_seq = 5;
+	nx_vma_judge(&v, &l);
+	nx_vma_why(&v, &l, why, sizeof(why));
+	tap(!strcmp(v.verdict, "stranded") && !v.pid_held && !strcmp(nx_vma_holder(&v), "pid") &&
+	    strstr(why, "not scanned for 4 seqs, last_skip=pid_inactive"),
+	    "pid held: stranded once it lasts --stale seqs (%s)", why);
+	l.mm.scan_seq = 2;
+	strcpy(v.nv.last_skip, "seq_completed");
+	nx_vma_judge(&v, &l);
+	tap(!strcmp(v.verdict, "ok") && !v.pid_held && !strcmp(nx_vma_holder(&v), "none"),
+	    "pid held: not after another skip reason");
+	strcpy(v.nv.last_skip, "pid_inactive");
+	v.slow_bytes = 0;
+	nx_vma_judge(&v, &l);
+	tap(!strcmp(v.verdict, "ok") && !v.pid_held, "pid held: nothing on the slow tier, nothing held");
+	v.slow_bytes = 280u << 20;
+	strcpy(v.nv.filter, "shared_ro");
+	nx_vma_judge(&v, &l);
+	tap(!strcmp(v.verdict, "stranded") && !v.pid_held && !strcmp(nx_vma_holder(&v), "shared_ro"),
+	    "pid held: a static filter is named first");
+}
+
 static void test_vmlist(void)
 {
 	struct nx_topo topo;
@@ -953,6 +1003,7 @@ int main(int argc, char **argv)
 	test_causes_top();
 	test_pages();
 	test_backoff();
+	test_pid_held();
 	test_filters();
 	test_override();
 	test_shmem();
