@@ -11,12 +11,8 @@
 rep=$NUMAB_ROOT/scripts/servers-report
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-n=0 bad=0
+. "$NUMAB_ROOT/tests/lib/tap.sh"
 echo "TAP version 13"
-t() { # t NAME CONDITION-RESULT(0/1) [diagnostic]
-	n=$((n + 1))
-	if [ "$2" = 0 ]; then echo "ok $n $1"; else echo "not ok $n $1"; bad=1; [ -n "${3:-}" ] && echo "# $3"; fi
-}
 
 # 20 samples of one run, a second apart. Used (hot) memory per sample:
 #   text   576K; 128K of it on the slow tier until t=4, none from t=5
@@ -38,22 +34,22 @@ check() { # check SPEC: exit status of servers-report --check SPEC, output in $t
 
 mkdir -p "$tmp/out"
 check "numab.redis.fill:text>=0.9@8"
-t "a region used at 576K a second reaches 90% over 2-second windows (text by t=8)" $? "$(cat "$tmp/check.out")"
+t "a region used at 576K a second reaches 90% over 2-second windows (text by t=8)" $? "$tmp/check.out"
 grep -q "reached after 6.0 s" "$tmp/check.out"
-t "... at the end of the first window whose used memory is all fast (t=6)" $? "$(cat "$tmp/check.out")"
+t "... at the end of the first window whose used memory is all fast (t=6)" $? "$tmp/check.out"
 check "numab.redis.fill:text>=0.9@5"
 [ $? = 1 ]
-t "... and not before it: the windows up to t=4 hold slow pages" $? "$(cat "$tmp/check.out")"
+t "... and not before it: the windows up to t=4 hold slow pages" $? "$tmp/check.out"
 check "numab.redis.fill:heap>=0.9@7"
-t "a region used at 4 MiB a second is judged per sample (heap 95% at t=7)" $? "$(cat "$tmp/check.out")"
+t "a region used at 4 MiB a second is judged per sample (heap 95% at t=7)" $? "$tmp/check.out"
 check "numab.redis.fill:heap>=0.9@6"
 [ $? = 1 ]
-t "... and not at t=6, where 30% of it was slow" $? "$(cat "$tmp/check.out")"
+t "... and not at t=6, where 30% of it was slow" $? "$tmp/check.out"
 check "numab.redis.fill:shared>=0.9@20"
 [ $? = 1 ]
-t "a small region whose used pages stay half slow never reaches 90%" $? "$(cat "$tmp/check.out")"
+t "a small region whose used pages stay half slow never reaches 90%" $? "$tmp/check.out"
 grep -q "never in 20 s, end 50.0%" "$tmp/check.out"
-t "... and says so with its share at the end (50%)" $? "$(cat "$tmp/check.out")"
+t "... and says so with its share at the end (50%)" $? "$tmp/check.out"
 grep -qE '^\| redis \|.*\| text \|([^|]*\|)* 6 s ' "$tmp/out/results.md"
 t "results.md gives the text's time to 90% (6 s)" $? "$(grep text "$tmp/out/results.md")"
 

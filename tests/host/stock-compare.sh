@@ -9,12 +9,8 @@
 cmp=$NUMAB_ROOT/scripts/stock-compare
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-n=0 bad=0
+. "$NUMAB_ROOT/tests/lib/tap.sh"
 echo "TAP version 13"
-t() { # t NAME CONDITION-RESULT(0/1) [diagnostic]
-	n=$((n + 1))
-	if [ "$2" = 0 ]; then echo "ok $n $1"; else echo "not ok $n $1"; bad=1; [ -n "${3:-}" ] && echo "# $3"; fi
-}
 line() { # line SCENARIO MODE PTE FAULTS MIGRATED PROMOTED REACHED SECONDS [EXTRA]
 	local stranded=0
 	[ "$7" = not_reached ] && stranded=1

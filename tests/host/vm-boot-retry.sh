@@ -12,12 +12,8 @@
 . "$(dirname "$0")/../../scripts/lib.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-n=0 bad=0
+. "$NUMAB_ROOT/tests/lib/tap.sh"
 echo "TAP version 13"
-t() { # t NAME STATUS [diagnostic]
-	n=$((n + 1))
-	if [ "$2" = 0 ]; then echo "ok $n $1"; else echo "not ok $n $1"; bad=1; [ -n "${3:-}" ] && echo "# $3"; fi
-}
 if ! command -v busybox >/dev/null && [ ! -x /bin/busybox ]; then
 	echo "ok 1 # SKIP no /bin/busybox (scripts/deps installs busybox-static)"
 	echo "1..1"
