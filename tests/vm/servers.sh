@@ -452,10 +452,10 @@ rc=0
 
 # numabctl on the real server while the clients still run: the verdicts
 # (and why) of the main process and of the three others with the most
-# memory on the slow node, and a report of the busiest process (the most
-# CPU time: a PostgreSQL backend, not the checkpointer that maps the
-# buffer pool and leaves it alone), or of the main process when that one
-# is gone (a Redis BGSAVE child exits within seconds)
+# memory on the slow node and of the busiest one (the most CPU time), and
+# a report of the busiest: a PostgreSQL backend rather than a process that
+# maps the buffer pool and stays idle. The main process when that one is
+# gone (a Redis BGSAVE child exits within seconds) or cannot be told.
 slow_kb() {
 	awk '{ n = 4; for (f = 1; f <= NF; f++) { if ($f ~ /^kernelpagesize_kB=/) n = substr($f, 19) }
 	       for (f = 1; f <= NF; f++) if ($f ~ /^N1=/) s += substr($f, 4) * n } END { print s + 0 }' \
@@ -465,10 +465,12 @@ for i in $instances; do
 	main=$(main_pid_$server "$i")
 	ranked=$(for p in $(pgrep -P "$main") "$main"; do echo "$(slow_kb "$p") $p"; done | sort -rn)
 	busiest=$(ps -o pid= --ppid "$main" -p "$main" --sort=-time 2>/dev/null | awk 'NR == 1 { print $1 }')
+	busiest=${busiest:-$main}
 	# the release prediction of a stranded VMA waits up to 10 s to
 	# measure the scan rate: the main process's vmas and the report
-	# measure it, the three others go without (--rate 0)
-	for p in "$main" $(echo "$ranked" | cut -d' ' -f2 | grep -vx "$main" | head -n 3); do
+	# measure it, the others go without (--rate 0)
+	for p in "$main" $( (echo "$ranked" | cut -d' ' -f2 | grep -vx "$main" | head -n 3; echo "$busiest") |
+			     grep -vx "$main" | awk '!seen[$0]++'); do
 		rate=
 		[ "$p" = "$main" ] || rate="--rate 0"
 		numabctl vmas --min-size 64K -o +WHY $rate "$p" >$D/vmas-$p.txt 2>&1

@@ -42,7 +42,9 @@
  *     (unique pages of all the processes; hot_* with idle=1 from the
  *     second sample on)
  *   SRV_PROC label t pid comm seq cpu_ms region fast_kb slow_kb (with -P;
- *     cpu_ms: the CPU time of its main thread, which paces its scan; the
+ *     cpu_ms: the CPU time of its main thread (se.sum_exec_runtime of
+ *     /proc/PID/sched, CONFIG_SCHED_DEBUG; -1 without), which paces the
+ *     scan of a single-threaded process such as a PostgreSQL backend; the
  *     pages this process maps, shared ones counted in each)
  * -1: one sample and exit. Exit status 0; 1 on bad usage or when
  * /proc/PID/pagemap gives no page frame numbers (not root).
@@ -492,7 +494,7 @@ int main(int argc, char **argv)
 			if (sample_pid(pid, kb, &nopfn) < 0)
 				continue;	/* exited meanwhile */
 			seq = nt_scan_seq_of(pid);
-			cpu_ms = cpu_ms_of(pid);
+			cpu_ms = per_proc ? cpu_ms_of(pid) : -1;
 			if (seq > seq_max)
 				seq_max = seq;
 			nprocs++;

@@ -380,23 +380,29 @@ static const char *judge(const struct nx_vma *v, const struct nx_vmlist *l,
 		return "stranded";
 	}
 	/*
-	 * Skipped by the PID filter at the last pass, but scanned within
-	 * --stale sequences: not stranded by that measure, yet in a process
-	 * whose scan completes few sequences (paced by its threads' own CPU
-	 * time: a busy server's forked workers on few CPUs) the memory stays
-	 * where it is for as long as the filter's horizon. Said, not hidden
-	 * behind "ok".
+	 * The last skip recorded was the PID filter's, and no full scan came
+	 * in this sequence (last_skip is written at a skip and never cleared:
+	 * a VMA the forced retry scanned after the skip has prev_seq at the
+	 * current sequence), but it is not stale: not stranded by that
+	 * measure, yet in a process that completes few sequences (a busy
+	 * server's forked workers on few CPUs) the memory stays where it is
+	 * for as long as the filter's horizon. Said, not hidden behind "ok".
 	 */
-	if (slow && !strcmp(n->last_skip, "pid_inactive")) {
-		char rel[128] = "";
+	if (slow && !strcmp(n->last_skip, "pid_inactive") && (n->have & NV_HAVE_PREV_SEQ) &&
+	    seqs >= 1 && seqs < stale) {
+		char rel[128] = "", last[48];
 
 		if (pid_held)
 			*pid_held = true;
 		if (why && v->release_in >= 0)
 			nx_release_text(v, l, rel, sizeof(rel));
-		WHY("skipped by the PID filter at the last pass, scanned %llu seqs ago: stranded "
-		    "if that lasts %u seqs%s%s", (unsigned long long)seqs, stale,
-		    rel[0] ? "; " : "", rel);
+		if ((n->have & NV_HAVE_SCANS) && !n->scans)
+			snprintf(last, sizeof(last), "not scanned in full yet");
+		else
+			snprintf(last, sizeof(last), "last scanned in full %llu seqs ago",
+				 (unsigned long long)seqs);
+		WHY("last skipped by the PID filter (last_skip=pid_inactive), %s: stranded if "
+		    "that reaches %u seqs%s%s", last, stale, rel[0] ? "; " : "", rel);
 		return "ok";
 	}
 	if (is_promo_only(n->filter))
@@ -461,7 +467,10 @@ const char *nx_vma_holder(const struct nx_vma *v)
 
 	if (!v->in_numab)
 		return "unknown";
-	/* scanned: nothing holds it; a promotion-only filter is named */
+	/*
+	 * scanned: nothing holds it; a promotion-only filter is named, or
+	 * what makes it wait (a backoff, the PID filter's last skip)
+	 */
 	if (v->verdict && !strcmp(v->verdict, "ok"))
 		return v->backoff ? "promo_backoff" : v->pid_held ? "pid" : n->filter;
 	if (strcmp(n->filter, "none") && !is_promo_only(n->filter))
@@ -523,13 +532,12 @@ static const struct {
 	  "table says until which): slow-tier pages no scan has marked (moved there since) "
 	  "become candidates for promotion only then, late in a process that completes few "
 	  "sequences (its scan is paced by its threads' own CPU time)" },
-	{ "ok", "pid", "scanned within --stale sequences, but the PID filter skipped it at the "
-	  "last pass (no thread took a hinting fault in it lately, and only a scan makes "
-	  "one): in a process that completes few sequences (a busy server's forked workers "
-	  "on few CPUs: each one's scan is paced by its own CPU time) its slow-tier memory "
-	  "stays there as long as stranded memory would: `numabctl filter pid=tier` on a "
-	  "numab kernel (its default; `numabctl filter --pid PID pid=tier` for this "
-	  "process only)" },
+	{ "ok", "pid", "scanned in full within --stale sequences, but the PID filter skipped it "
+	  "since (no thread took a hinting fault in it lately, and only a scan makes one): "
+	  "in a process that completes few sequences (a busy server's forked workers on few "
+	  "CPUs) its slow-tier memory stays there as long as stranded memory would: "
+	  "`numabctl filter pid=tier` with kernel.numa_balancing=2 or 3 on a numab kernel "
+	  "(its default; `numabctl filter --pid PID pid=tier` for this process only)" },
 	{ "ok", "none", "scanned: its slow-tier pages are promoted when touched; what stays "
 	  "there is cold" },
 	{ "ok", NULL, "scanned for promotion only: its slow-tier pages are promoted when "

@@ -559,9 +559,31 @@ static void test_pid_held(void)
 	nx_vma_judge(&v, &l);
 	nx_vma_why(&v, &l, why, sizeof(why));
 	tap(!strcmp(v.verdict, "ok") && v.pid_held && !v.backoff &&
-	    !strcmp(why, "skipped by the PID filter at the last pass, scanned 1 seqs ago: "
-		    "stranded if that lasts 4 seqs"),
+	    !strcmp(why, "last skipped by the PID filter (last_skip=pid_inactive), last scanned "
+		    "in full 1 seqs ago: stranded if that reaches 4 seqs"),
 	    "pid held: ok, and why (%s)", why);
+	v.nv.have |= NV_HAVE_SCANS;
+	nx_vma_why(&v, &l, why, sizeof(why));
+	tap(strstr(why, "(last_skip=pid_inactive), not scanned in full yet:") != NULL,
+	    "pid held: never scanned in full, said so (%s)", why);
+	v.nv.scans = 2;
+	v.nv.prev_seq = 2;
+	nx_vma_judge(&v, &l);
+	tap(!strcmp(v.verdict, "ok") && !v.pid_held && !strcmp(nx_vma_holder(&v), "none"),
+	    "pid held: not when a full scan came in this sequence after the skip (forced retry)");
+	v.nv.prev_seq = 1;
+	v.nv.have &= ~NV_HAVE_PREV_SEQ;
+	nx_vma_judge(&v, &l);
+	tap(!v.pid_held, "pid held: not told without prev_seq");
+	v.nv.have |= NV_HAVE_PREV_SEQ;
+	l.mm.scan_seq = 9;
+	v.nv.promo_seq = 8;
+	nx_vma_judge(&v, &l);
+	tap(!strcmp(v.verdict, "ok") && !v.pid_held,
+	    "pid held: not when stale by full scans, recent by a promotion-only one");
+	l.mm.scan_seq = 2;
+	v.nv.promo_seq = -1;
+	nx_vma_judge(&v, &l);
 	tap(!strcmp(nx_vma_holder(&v), "pid") && !nx_slow_causes(&l, &c, &n) && n == 1 &&
 	    !strcmp(c[0].verdict, "ok") && !strcmp(c[0].holder, "pid") &&
 	    strstr(nx_cause_text(c[0].verdict, c[0].holder), "pid=tier"),
