@@ -18,6 +18,7 @@ echo "TAP version 13"
 #   text   576K; 128K of it on the slow tier until t=4, none from t=5
 #   heap   4096K; 30% slow until t=6, 5% from t=7
 #   shared 512K, half of it slow at every sample
+#   other  100K, all fast: 5 samples add up to 500K, never 1 MiB
 for i in $(seq 0 20); do
 	echo "SRV_SAMPLE label=numab.redis.fill/main t=$i.0 procs=1 seq_max=$i idle=1 numa_pte_updates=$((i * 100))"
 	if [ "$i" -le 4 ]; then ts=128; else ts=0; fi
@@ -26,6 +27,7 @@ for i in $(seq 0 20); do
 	echo "SRV_REGION label=numab.redis.fill/main t=$i.0 region=text fast_kb=1200 slow_kb=592$(hot $((576 - ts)) $ts)"
 	echo "SRV_REGION label=numab.redis.fill/main t=$i.0 region=heap fast_kb=300000 slow_kb=1000$(hot $((4096 - hs)) $hs)"
 	echo "SRV_REGION label=numab.redis.fill/main t=$i.0 region=shared fast_kb=1000 slow_kb=1000$(hot 256 256)"
+	echo "SRV_REGION label=numab.redis.fill/main t=$i.0 region=other fast_kb=1000 slow_kb=0$(hot 100 0)"
 done >"$tmp/guest.out"
 
 check() { # check SPEC: exit status of servers-report --check SPEC, output in $tmp/check.out
@@ -50,6 +52,9 @@ check "numab.redis.fill:shared>=0.9@20"
 t "a small region whose used pages stay half slow never reaches 90%" $? "$tmp/check.out"
 grep -q "never in 20 s, end 50.0%" "$tmp/check.out"
 t "... and says so with its share at the end (50%)" $? "$tmp/check.out"
+check "numab.redis.fill:other>=0.9@20"
+[ $? = 1 ] && grep -q "no such run" "$tmp/check.out"
+t "a region whose last 5 samples never add up to 1 MiB is not judged" $? "$tmp/check.out"
 grep -qE '^\| redis \|.*\| text \|([^|]*\|)* 6 s ' "$tmp/out/results.md"
 t "results.md gives the text's time to 90% (6 s)" $? "$(grep text "$tmp/out/results.md")"
 
