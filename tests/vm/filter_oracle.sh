@@ -101,9 +101,11 @@ while read -r start label want reasons; do
 	name=$label
 	[ "$name" = - ] && name=$(grep -m1 "^0*$start-" /proc/$pid/maps 2>/dev/null | awk '{ print $6 }')
 	[ "$name" = - ] || [ -z "$name" ] && name=anon
-	b4=$(awk -v s="$start" '$1 == s { print $3 }' "$tmp/before")
+	# compared as strings: busybox awk takes a start such as 24e42000 for
+	# a number (infinity), and inf == inf is false there
+	b4=$(awk -v s="$start" '$1 "" == s "" { print $3 }' "$tmp/before")
 	for b in $backends; do
-		got=$(awk -v s="$start" '$1 == s { print $3 }' "$tmp/after-$b")
+		got=$(awk -v s="$start" '$1 "" == s "" { print $3 }' "$tmp/after-$b")
 		t "$b: $name ($start): numabctl's filter '$got' is the kernel's ($reasons)" \
 			"$([ "$got" = "$want" ]; echo $?)"
 	done
