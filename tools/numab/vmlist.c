@@ -293,7 +293,9 @@ static bool is_promo_only(const char *reason)
  * not show which), and a pass that comes earlier skips the VMA as
  * promo_backoff. A VMA whose last skip was that wait is backing off: its
  * slow-tier pages that no scan has marked wait for the next promotion-only
- * scan, due in sequence promo_seq + 2 or + 4. Returns the later, or -1
+ * scan, due in sequence promo_seq + 2 or + 4: in that sequence, at the
+ * pass that reaches the VMA, which in a process paced by little CPU time
+ * comes seconds after the sequence number moved. Returns the later, or -1
  * when the VMA is not waiting, or it cannot be told: no promo_seq, or a
  * full scan since the last promotion-only one (last_skip is only written
  * on a skip, so it may be older than that scan).
@@ -305,7 +307,7 @@ static int64_t backoff_until(const struct nx_numab_vma *n, const struct nx_vmlis
 	if (strcmp(n->last_skip, "promo_backoff") || !(n->have & NV_HAVE_PROMO_SEQ) ||
 	    !(l->mm.have & MM_HAVE_SEQ) ||
 	    ((n->have & NV_HAVE_PREV_SEQ) && n->prev_seq > n->promo_seq) ||
-	    nx_seqs_since(l->mm.scan_seq, n->promo_seq) >= NX_PROMO_BACKOFF_SEQS)
+	    nx_seqs_since(l->mm.scan_seq, n->promo_seq) > NX_PROMO_BACKOFF_SEQS)
 		return -1;
 	return n->promo_seq + NX_PROMO_BACKOFF_SEQS;
 }
@@ -390,7 +392,7 @@ static const char *judge(const struct nx_vma *v, const struct nx_vmlist *l,
 	 */
 	if (slow && !strcmp(n->last_skip, "pid_inactive") && (n->have & NV_HAVE_PREV_SEQ) &&
 	    seqs >= 1 && seqs < stale) {
-		char rel[128] = "", last[48];
+		char rel[128] = "", last[64];
 
 		if (pid_held)
 			*pid_held = true;
@@ -518,6 +520,10 @@ static const struct {
 	  "PID shared_folio=tier` for this process only)" },
 	{ "stranded", "none", "not scanned for --stale sequences and no filter names why: WHY "
 	  "in the VMA table has the last skip reason; `numabctl trace PID` (root) records them" },
+	{ "stranded", "shared_ro_promo_only", "scanned for promotion only, but not even such a "
+	  "scan came for --stale sequences: `numabctl trace PID` (root) records why" },
+	{ "stranded", "pid_promo_only", "scanned for promotion only, but not even such a scan "
+	  "came for --stale sequences: `numabctl trace PID` (root) records why" },
 	{ "stranded", NULL, "a filter this numabctl does not know skips it: `numabctl filter` "
 	  "lists the filters, `numabctl trace PID` (root) records the skip reasons" },
 	{ "unscanned", NULL, "not visited by the scanner yet (state=none) and the process has "

@@ -503,8 +503,16 @@ static void test_backoff(void)
 	l.sec_per_seq = 0;
 	l.mm.scan_seq = 14;
 	nx_vma_judge(&v, &l);
+	nx_vma_why(&v, &l, why, sizeof(why));
+	tap(v.backoff && !strcmp(v.verdict, "ok") && strstr(why, "due in seq 12 or 14 (now 14)"),
+	    "backoff: due in this sequence, still waiting for the pass that reaches it (%s)", why);
+	l.mm.scan_seq = 15;
+	nx_vma_judge(&v, &l);
 	tap(!v.backoff && !strcmp(nx_vma_holder(&v), "shared_ro_promo_only"),
-	    "backoff: over after 4 sequences, whatever the last skip says");
+	    "backoff: over after the 4th sequence, whatever the last skip says");
+	tap(!strcmp(v.verdict, "stranded") &&
+	    strstr(nx_cause_text(v.verdict, nx_vma_holder(&v)), "not even such a scan came"),
+	    "backoff: a promotion-only VMA stale past it is stranded, and the cause says how");
 	l.mm.scan_seq = 12;
 	strcpy(v.nv.last_skip, "shared_ro_promo_only");
 	nx_vma_judge(&v, &l);
