@@ -102,11 +102,16 @@ static inline long long nt_vmstat(const char *key)
 	return nt_keyval("/proc/vmstat", key);
 }
 
-/* mm->numa_scan_seq of PID, 0 for this process (SCHED_DEBUG's /proc/PID/sched). */
-static inline long nt_scan_seq_of(pid_t pid)
+/*
+ * The value of KEY in SCHED_DEBUG's /proc/PID/sched (0: this process), -1
+ * when it is not there: "mm->numa_scan_seq   :   12",
+ * "se.sum_exec_runtime   :   1234.567" (P() and PN() in debug.c).
+ */
+static inline double nt_sched_value(pid_t pid, const char *key)
 {
 	char line[256], path[64];
-	long v = -1;
+	size_t len = strlen(key);
+	double v = -1;
 	FILE *f;
 
 	if (pid)
@@ -116,17 +121,22 @@ static inline long nt_scan_seq_of(pid_t pid)
 	f = fopen(path, "r");
 	if (!f)
 		return -1;
-	/* "mm->numa_scan_seq   :   12" (P(mm->numa_scan_seq) in debug.c) */
 	while (fgets(line, sizeof(line), f)) {
 		char *colon = strchr(line, ':');
 
-		if (!strncmp(line, "mm->numa_scan_seq", 17) && colon) {
-			v = strtol(colon + 1, NULL, 10);
+		if (!strncmp(line, key, len) && (line[len] == ' ' || line[len] == ':') && colon) {
+			v = strtod(colon + 1, NULL);
 			break;
 		}
 	}
 	fclose(f);
 	return v;
+}
+
+/* mm->numa_scan_seq of PID, 0 for this process; -1 without SCHED_DEBUG */
+static inline long nt_scan_seq_of(pid_t pid)
+{
+	return (long)nt_sched_value(pid, "mm->numa_scan_seq");
 }
 
 static inline long nt_scan_seq(void)

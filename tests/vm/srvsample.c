@@ -79,33 +79,6 @@ static uint64_t *idle;			/* the idle bitmap read this sample */
 static unsigned char *pfn_region;	/* region + 1 of a seen PFN */
 static int idle_fd = -1, have_idle;
 
-/*
- * The CPU time of PID's main thread in ms ("se.sum_exec_runtime : 1234.5"
- * in /proc/PID/sched), -1 when unknown: NUMA balancing starts a scan pass
- * of a thread after each scan period of its own CPU time (task_tick_numa).
- */
-static double cpu_ms_of(int pid)
-{
-	char line[256], path[64];
-	double v = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/sched", pid);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		char *colon = strchr(line, ':');
-
-		if (colon && !strncmp(line, "se.sum_exec_runtime", 19)) {
-			v = strtod(colon + 1, NULL);
-			break;
-		}
-	}
-	fclose(f);
-	return v;
-}
-
 static void on_term(int sig)
 {
 	(void)sig;
@@ -494,7 +467,7 @@ int main(int argc, char **argv)
 			if (sample_pid(pid, kb, &nopfn) < 0)
 				continue;	/* exited meanwhile */
 			seq = nt_scan_seq_of(pid);
-			cpu_ms = per_proc ? cpu_ms_of(pid) : -1;
+			cpu_ms = per_proc ? nt_sched_value(pid, "se.sum_exec_runtime") : -1;
 			if (seq > seq_max)
 				seq_max = seq;
 			nprocs++;
