@@ -266,7 +266,7 @@ struct nx_vma {
 	uint32_t pg_slow, pg_slow_shared;
 	bool pg_held;	/* judged stranded by that page check (nx_vma_judge()) */
 	bool backoff;	/* ok, its slow-tier memory waits out a promotion-only backoff */
-	bool pid_held;	/* ok, but the PID filter skipped it at the last pass */
+	bool pid_held;	/* ok, but its last skip was the PID filter's, after its last full scan */
 };
 /* nx_vmlist_load() also counts the bytes of each VMA per node (vmas -N) */
 extern bool nx_vmlist_nodes;

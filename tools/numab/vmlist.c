@@ -495,6 +495,9 @@ const char *nx_vma_holder(const struct nx_vma *v)
  * holder (nx_vma_holder()); a NULL holder: any.  One line each: report
  * prints it under its "Slow-tier memory by cause" table.
  */
+#define PROMO_STALE_TEXT "scanned for promotion only, but not even such a scan came for " \
+	"--stale sequences: `numabctl trace PID` (root) records why"
+
 static const struct {
 	const char *verdict, *holder, *text;
 } cause_texts[] = {
@@ -520,10 +523,8 @@ static const struct {
 	  "PID shared_folio=tier` for this process only)" },
 	{ "stranded", "none", "not scanned for --stale sequences and no filter names why: WHY "
 	  "in the VMA table has the last skip reason; `numabctl trace PID` (root) records them" },
-	{ "stranded", "shared_ro_promo_only", "scanned for promotion only, but not even such a "
-	  "scan came for --stale sequences: `numabctl trace PID` (root) records why" },
-	{ "stranded", "pid_promo_only", "scanned for promotion only, but not even such a scan "
-	  "came for --stale sequences: `numabctl trace PID` (root) records why" },
+	{ "stranded", "shared_ro_promo_only", PROMO_STALE_TEXT },
+	{ "stranded", "pid_promo_only", PROMO_STALE_TEXT },
 	{ "stranded", NULL, "a filter this numabctl does not know skips it: `numabctl filter` "
 	  "lists the filters, `numabctl trace PID` (root) records the skip reasons" },
 	{ "unscanned", NULL, "not visited by the scanner yet (state=none) and the process has "
