@@ -24,6 +24,8 @@
  *  - prev_seq, promo_seq, scans, promo_scans, pte_updates, skip_*,
  *    promo_only and the mm's scan_seq: B lies between A and C (they only
  *    grow; promo_only flips, so any value when A != C);
+ *  - promo_backoff: each promotion-only scan sets it (up by one, or back
+ *    to 0), so any value when A != C;
  *  - times (pid_reset_ms, next_scan_ms, the mm's next_scan_ms): relative
  *    to the read, and deadlines only move forward, so B's deadline lies
  *    between A's and C's, with the A..C window of slack for the read
@@ -32,9 +34,9 @@
  *    dbsim's warm-up, the PID reset period is 0);
  *  - the VMAs: every range in both A and C is in B.
  * A field equal in A and C must be equal in B: the tolerance applies only
- * to what moved; except promo_only, last_skip and pids of a VMA the
- * scanner visited between A and C (one of its counters moved), which can
- * change and change back. The output counts both.
+ * to what moved; except promo_only, promo_backoff, last_skip and pids of
+ * a VMA the scanner visited between A and C (one of its counters moved),
+ * which can change and change back. The output counts both.
  */
 #include <signal.h>
 #include <stdbool.h>
@@ -203,7 +205,8 @@ static void bad(struct tally *t, unsigned long start, const char *key, const cha
 /* fields that can change and change back while the scanner visits a VMA */
 static bool flips(const char *k)
 {
-	return !strcmp(k, "promo_only") || !strcmp(k, "last_skip") || !strcmp(k, "pids");
+	return !strcmp(k, "promo_only") || !strcmp(k, "promo_backoff") ||
+	       !strcmp(k, "last_skip") || !strcmp(k, "pids");
 }
 
 /* the bits of a pids value ("0x..,0x.."), all words ORed; false if malformed */
@@ -266,6 +269,7 @@ static void field(struct tally *t, unsigned long start, const char *key, const c
 	switch (key_kind(key)) {
 	case K_SAME:
 		if (!strcmp(a, b) || !strcmp(c, b) || !strcmp(key, "promo_only") ||
+		    !strcmp(key, "promo_backoff") ||
 		    (!strcmp(key, "pids") && pids_between(a, b, c)))
 			t->moved++;
 		else

@@ -330,6 +330,8 @@ static void dump(const struct nx_vmlist *l, FILE *out)
 		K(NV_HAVE_START_SEQ, " start_seq=%lld", (long long)n->start_seq);
 		K(NV_HAVE_PREV_SEQ, " prev_seq=%lld", (long long)n->prev_seq);
 		K(NV_HAVE_PROMO_SEQ, " promo_seq=%lld", (long long)n->promo_seq);
+		K(NV_HAVE_PROMO_BACKOFF, " promo_backoff=%llu",
+		  (unsigned long long)n->promo_backoff);
 		if (n->have & NV_HAVE_PIDS)
 			fprintf(out, " pids=0x%llx,0x%llx", (unsigned long long)n->pids[0],
 				(unsigned long long)n->pids[1]);
@@ -711,6 +713,7 @@ static void to_vma(const struct nb_rec *r, const struct filter_ctx *c, long hz,
 		{ NB_H_PTE_UPDATES, NV_HAVE_PTE_UPDATES },
 		{ NB_H_SKIP_DELAY, NV_HAVE_SKIP_DELAY }, { NB_H_SKIP_SEQ, NV_HAVE_SKIP_SEQ },
 		{ NB_H_SKIP_PID, NV_HAVE_SKIP_PID }, { NB_H_LAST_SKIP, NV_HAVE_LAST_SKIP },
+		{ NB_H_PROMO_BACKOFF, NV_HAVE_PROMO_BACKOFF },
 	};
 
 	memset(v, 0, sizeof(*v));
@@ -746,6 +749,7 @@ static void to_vma(const struct nb_rec *r, const struct filter_ctx *c, long hz,
 	v->start_seq = r->start_seq;
 	v->prev_seq = r->prev_seq;
 	v->promo_seq = r->promo_seq;
+	v->promo_backoff = r->promo_backoff;
 	v->pids[0] = r->pids[0];
 	v->pids[1] = r->pids[1];
 	v->pid_reset_ms = hz ? jiffies_ms(r->pid_reset, hz) : 0;

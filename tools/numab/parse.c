@@ -395,6 +395,7 @@ static const struct key_desc vma_keys[] = {
 	VK("start_seq", KT_S64, start_seq, NV_HAVE_START_SEQ),
 	VK("prev_seq", KT_S64, prev_seq, NV_HAVE_PREV_SEQ),
 	VK("promo_seq", KT_S64, promo_seq, NV_HAVE_PROMO_SEQ),
+	VK("promo_backoff", KT_U64, promo_backoff, NV_HAVE_PROMO_BACKOFF),
 	VK("pid_reset_ms", KT_S64, pid_reset_ms, NV_HAVE_PID_RESET),
 	VK("next_scan_ms", KT_S64, next_scan_ms, NV_HAVE_NEXT_SCAN),
 	VK("promo_only", KT_U64, promo_only, NV_HAVE_PROMO_ONLY),
@@ -593,8 +594,8 @@ int nx_parse_numa_vmas_general(const char *line, size_t len,
 
 /*
  * Fast path for a VMA line exactly as the kernel prints it: the keys in
- * vma_keys[] order (pids after promo_seq), one blank between fields, a
- * name last.  Each key is compared as a literal where it must be and
+ * vma_keys[] order (pids before pid_reset_ms; promo_backoff, which older
+ * kernels lack, may be missing), one blank between fields, a name last.  Each key is compared as a literal where it must be and
  * each value parsed where it stands, instead of tokenizing the line and
  * looking every key up.  Returns false, with *v unspecified, for any
  * other line: nx_parse_numa_vmas_general() then decides (fuzz/ checks
@@ -769,6 +770,9 @@ static bool numa_vmas_fast(struct cursor *c, struct nx_numab_vma *v)
 					return false;
 				v->have |= NV_HAVE_PIDS;
 			}
+			if (vma_keys[i].bit == NV_HAVE_PROMO_BACKOFF &&
+			    !key_at(c->p, c->end, i))
+				continue;
 			if (!fast_key(c, v, i))
 				return false;
 		}

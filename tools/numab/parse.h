@@ -100,6 +100,7 @@ enum {
 	NV_HAVE_FILTER = 1u << 13,
 	NV_HAVE_STATE = 1u << 14,
 	NV_HAVE_PROMO_SEQ = 1u << 15,
+	NV_HAVE_PROMO_BACKOFF = 1u << 16,
 	MM_HAVE_SEQ = 1u << 0,
 	MM_HAVE_OFFSET = 1u << 1,
 	MM_HAVE_NEXT = 1u << 2,
@@ -117,6 +118,11 @@ struct nx_numab_vma {
 	char last_skip[32];	/* e.g. pid_inactive_promo_only */
 	int64_t start_seq, prev_seq;	/* int in the kernel: -1 happens */
 	int64_t promo_seq;	/* last promotion-only scan; newer kernels only */
+	/*
+	 * the next promotion-only scan waits 1 << promo_backoff sequences
+	 * or as many minimum scan periods; kernels that bound it in time only
+	 */
+	uint64_t promo_backoff;
 	uint64_t pids[2];
 	int64_t pid_reset_ms, next_scan_ms;
 	uint64_t promo_only, scans, promo_scans, pte_updates;

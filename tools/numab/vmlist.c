@@ -289,27 +289,38 @@ static bool is_promo_only(const char *reason)
 
 /*
  * A promotion-only scan that marked no page makes the next one wait 2,
- * then 4 sequences (NUMAB_PROMO_BACKOFF_MAX in the series; numa_vmas does
- * not show which), and a pass that comes earlier skips the VMA as
- * promo_backoff. A VMA whose last skip was that wait is backing off: its
- * slow-tier pages that no scan has marked wait for the next promotion-only
- * scan, due in sequence promo_seq + 2 or + 4: in that sequence, at the
- * pass that reaches the VMA, which in a process paced by little CPU time
- * comes seconds after the sequence number moved. Returns the later, or -1
- * when the VMA is not waiting, or it cannot be told: no promo_seq, or a
- * full scan since the last promotion-only one (last_skip is only written
- * on a skip, so it may be older than that scan).
+ * then 4 sequences (NUMAB_PROMO_BACKOFF_MAX in the series), and a pass
+ * that comes earlier skips the VMA as promo_backoff. Kernels that show
+ * promo_backoff (the wait is 1 << promo_backoff sequences) also end the
+ * wait once as many minimum scan periods have passed; on older ones the
+ * wait is 2 or 4 sequences, which numa_vmas does not tell. A VMA whose
+ * last skip was that wait is backing off: its slow-tier pages that no
+ * scan has marked wait for the next promotion-only scan, due in sequence
+ * promo_seq + the wait: in that sequence, at the pass that reaches the
+ * VMA, which in a process paced by little CPU time comes seconds after the
+ * sequence number moved. Returns that sequence (the later of the two where
+ * the wait is not known), or -1 when the VMA is not waiting, or it cannot
+ * be told: no promo_seq, or a full scan since the last promotion-only one
+ * (last_skip is only written on a skip, so it may be older than that
+ * scan).
  */
 #define NX_PROMO_BACKOFF_SEQS 4
+
+static unsigned int backoff_seqs(const struct nx_numab_vma *n)
+{
+	if ((n->have & NV_HAVE_PROMO_BACKOFF) && n->promo_backoff <= 2)
+		return 1u << n->promo_backoff;
+	return NX_PROMO_BACKOFF_SEQS;
+}
 
 static int64_t backoff_until(const struct nx_numab_vma *n, const struct nx_vmlist *l)
 {
 	if (strcmp(n->last_skip, "promo_backoff") || !(n->have & NV_HAVE_PROMO_SEQ) ||
 	    !(l->mm.have & MM_HAVE_SEQ) ||
 	    ((n->have & NV_HAVE_PREV_SEQ) && n->prev_seq > n->promo_seq) ||
-	    nx_seqs_since(l->mm.scan_seq, n->promo_seq) > NX_PROMO_BACKOFF_SEQS)
+	    nx_seqs_since(l->mm.scan_seq, n->promo_seq) > backoff_seqs(n))
 		return -1;
-	return n->promo_seq + NX_PROMO_BACKOFF_SEQS;
+	return n->promo_seq + backoff_seqs(n);
 }
 
 /*
@@ -422,10 +433,17 @@ static const char *judge(const struct nx_vma *v, const struct nx_vmlist *l,
 					d, sizeof(d));
 			snprintf(about, sizeof(about), ", at most about %s", d);
 		}
-		WHY("scanned promotion-only%s, backing off: the last such scan (seq %lld) marked "
-		    "no page, the next is due in seq %lld or %lld (now %llu%s)", filt,
-		    (long long)n->promo_seq, (long long)by - 2, (long long)by,
-		    (unsigned long long)l->mm.scan_seq, about);
+		if (n->have & NV_HAVE_PROMO_BACKOFF)
+			WHY("scanned promotion-only%s, backing off: the last such scan (seq %lld) "
+			    "marked no page, the next is due in seq %lld or once %u minimum scan "
+			    "periods have passed, whichever comes first (now %llu%s)", filt,
+			    (long long)n->promo_seq, (long long)by, backoff_seqs(n),
+			    (unsigned long long)l->mm.scan_seq, about);
+		else
+			WHY("scanned promotion-only%s, backing off: the last such scan (seq %lld) "
+			    "marked no page, the next is due in seq %lld or %lld (now %llu%s)", filt,
+			    (long long)n->promo_seq, (long long)by - 2, (long long)by,
+			    (unsigned long long)l->mm.scan_seq, about);
 		return "ok";
 	}
 	if (filt[0])
@@ -536,9 +554,11 @@ static const struct {
 	  "with the BPF backend" },
 	{ "ok", "promo_backoff", "scanned for promotion only, but the last promotion-only "
 	  "scan marked no page, so the next waits 2 or 4 scan sequences (WHY in the VMA "
-	  "table says until which): slow-tier pages no scan has marked (moved there since) "
-	  "become candidates for promotion only then, late in a process that completes few "
-	  "sequences (its scan is paced by its threads' own CPU time)" },
+	  "table says until which), or on kernels that show promo_backoff as many minimum "
+	  "scan periods if that ends first: slow-tier pages no scan has marked (moved there "
+	  "since) become candidates for promotion only then, late in a process that "
+	  "completes few sequences (its scan is paced by its threads' own CPU time) on "
+	  "kernels without that bound" },
 	{ "ok", "pid", "scanned in full within --stale sequences, but the PID filter skipped it "
 	  "since (no thread took a hinting fault in it lately, and only a scan makes one): "
 	  "in a process that completes few sequences (a busy server's forked workers on few "

@@ -29,6 +29,7 @@
 #define NB_H_SKIP_PID		(1u << 12)
 #define NB_H_LAST_SKIP		(1u << 13)
 #define NB_H_POLICY		(1u << 14)	/* vm_policy, vm_ops->get_policy (CONFIG_NUMA) */
+#define NB_H_PROMO_BACKOFF	(1u << 15)	/* kernels that bound it in time */
 /* @have of the MM record */
 #define NB_H_MM_SEQ		(1u << 0)
 #define NB_H_MM_OFFSET		(1u << 1)
@@ -86,7 +87,7 @@ struct nb_rec {
 	__u32 scan_period;	/* MM: task->numa_scan_period, ms */
 	__u32 tgid, tid;	/* MM: the task whose mm was read */
 	__u16 scans, promo_scans, skip_delay, skip_seq;
-	__u8 promo_only, last_skip, version, pad[5];
+	__u8 promo_only, last_skip, version, promo_backoff, pad[4];
 };
 
 #endif

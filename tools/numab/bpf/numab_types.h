@@ -35,8 +35,10 @@ struct vma_numab_state {
 	int start_scan_seq;
 	int prev_scan_seq;
 	/* the numab series (kernel/patches) */
-	int promo_scan_seq;
+	int promo_scan_seq;	/* u16 with promo_scan_time */
+	__u16 promo_scan_time;
 	_Bool promo_only;
+	__u8 promo_backoff;
 	__u8 last_skip;
 	__u32 nr_pte_updates;
 	__u32 nr_skip_pid;

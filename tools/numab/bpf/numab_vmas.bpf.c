@@ -113,7 +113,7 @@ static __always_inline void emit_mm(struct seq_file *seq, struct task_struct *ta
 }
 
 static __always_inline void read_state(struct nb_rec *r, struct vma_numab_state *ns,
-				       __u64 now)
+				       __u64 now, struct mm_struct *mm)
 {
 	r->flags |= NB_F_STATE;
 	if (bpf_core_field_exists(ns->start_scan_seq)) {
@@ -125,8 +125,19 @@ static __always_inline void read_state(struct nb_rec *r, struct vma_numab_state 
 		r->have |= NB_H_PREV_SEQ;
 	}
 	if (bpf_core_field_exists(ns->promo_scan_seq)) {
-		r->promo_seq = BPF_CORE_READ(ns, promo_scan_seq);
+		/* an int, or its low 16 bits where promo_scan_time is */
+		r->promo_seq = BPF_CORE_READ_BITFIELD_PROBED(ns, promo_scan_seq);
+		if (bpf_core_field_size(ns->promo_scan_seq) == 2) {
+			int seq = BPF_CORE_READ(mm, numa_scan_seq);
+
+			r->promo_seq = seq - (__u16)(seq - r->promo_seq);
+		}
 		r->have |= NB_H_PROMO_SEQ;
+	}
+	if (bpf_core_field_exists(ns->promo_scan_time) &&
+	    bpf_core_field_exists(ns->promo_backoff)) {
+		r->promo_backoff = BPF_CORE_READ(ns, promo_backoff);
+		r->have |= NB_H_PROMO_BACKOFF;
 	}
 	if (bpf_core_field_exists(ns->pids_active)) {
 		r->pids[0] = BPF_CORE_READ(ns, pids_active[0]);
@@ -256,7 +267,7 @@ int numab_vmas(struct bpf_iter__task_vma *ctx)
 	if (bpf_core_field_exists(vma->numab_state)) {
 		ns = vma->numab_state;
 		if (ns)
-			read_state(&r, ns, now);
+			read_state(&r, ns, now, mm);
 	}
 	bpf_seq_write(seq, &r, sizeof(r));
 	return 0;

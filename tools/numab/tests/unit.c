@@ -145,6 +145,8 @@ static void same_as_general(void)
 		"7f3a4a000000-7f3a4a021000 filter=unsuitable state=none anon",
 		"7f3a4a000000-7f3a4a021000 filter=unsuitable state=none stack  ",
 		"7f3a4a000000-7f3a4a021000 filter=none state=ok start_seq=1 prev_seq=2 promo_seq=3 pids=0x1,0x0 pid_reset_ms=1 next_scan_ms=2 promo_only=0 scans=1 promo_scans=0 pte_updates=0 skip_delay=0 skip_seq=0 skip_pid=0 last_skip= anon",
+		/* promo_backoff, of kernels that bound the backoff in time */
+		"7f3a4a000000-7f3a4a021000 filter=shared_ro_promo_only state=ok start_seq=1 prev_seq=-1 promo_seq=3 promo_backoff=2 pids=0x0,0x0 pid_reset_ms=1 next_scan_ms=2 promo_only=1 scans=0 promo_scans=5 pte_updates=0 skip_delay=0 skip_seq=0 skip_pid=0 last_skip=promo_backoff file=/usr/bin/x",
 		/* series v2: counters saturated */
 		"7f3a4a000000-7f3a4a021000 filter=none state=ok start_seq=1 prev_seq=2 promo_seq=3 pids=0x1,0x0 pid_reset_ms=1 next_scan_ms=2 promo_only=1 scans=65535 promo_scans=65535 pte_updates=4294967295 skip_delay=65535 skip_seq=65535 skip_pid=4294967295 last_skip=promo_backoff anon",
 		/* each below leaves the fast path somewhere */
@@ -164,7 +166,7 @@ static void same_as_general(void)
 		"7f3a4a000000-7f3a4a021000-1 filter=none state=none anon",
 		"17f3a4a0000000000-27f3a4a0000000000 filter=none state=none anon",
 	};
-	const size_t nfast = 7;
+	const size_t nfast = 8;
 	int bad = 0;
 
 	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
@@ -207,6 +209,10 @@ static void test_numa_vmas(void)
 	    v.skip_seq == 65535 && v.pte_updates == 4294967295ull && v.skip_pid == 4294967295ull &&
 	    v.promo_only == 1 && !strcmp(v.last_skip, "promo_backoff"),
 	    "numa_vmas: saturated counters (series v2) read as they are");
+	tap(nx_parse_numa_vmas_line(L("7f3a4a000000-7f3a4a021000 filter=shared_ro_promo_only state=ok start_seq=1 prev_seq=-1 promo_seq=3 promo_backoff=2 pids=0x0,0x0 pid_reset_ms=1 next_scan_ms=2 promo_only=1 scans=0 promo_scans=5 pte_updates=0 skip_delay=0 skip_seq=0 skip_pid=0 last_skip=promo_backoff file=/usr/bin/x"), &mm, &v) == 0 &&
+	    v.promo_seq == 3 && v.promo_backoff == 2 && (v.have & NV_HAVE_PROMO_BACKOFF) &&
+	    v.promo_scans == 5,
+	    "numa_vmas: promo_backoff read where the kernel shows it");
 	tap(nx_parse_numa_vmas_line(L("7f3a4a000000-7f3a4a021000 filter=shared_ro state=none file=/usr/lib/libc.so.6"), &mm, &v) == 0 &&
 	    !strcmp(v.filter, "shared_ro") && !(v.have & NV_HAVE_PREV_SEQ),
 	    "numa_vmas: state=none line without per-scan keys");
@@ -545,6 +551,32 @@ static void test_backoff(void)
 	tap(v.backoff && !strcmp(nx_vma_holder(&v), "promo_backoff") &&
 	    !strncmp(why, "scanned promotion-only, backing off", 35),
 	    "backoff: a PID-inactive VMA scanned promotion-only waits the same (%s)", why);
+
+	/* kernels that show promo_backoff: the wait is known, and bounded in time */
+	strcpy(v.nv.filter, "shared_ro_promo_only");
+	v.nv.prev_seq = -1;
+	v.nv.have = NV_HAVE_PREV_SEQ | NV_HAVE_PROMO_SEQ | NV_HAVE_PROMO_BACKOFF;
+	v.nv.promo_backoff = 1;
+	l.mm.scan_seq = 11;
+	nx_vma_judge(&v, &l);
+	nx_vma_why(&v, &l, why, sizeof(why));
+	tap(v.backoff && strstr(why, "the next is due in seq 12 or once 2 minimum scan periods "
+				"have passed, whichever comes first (now 11)"),
+	    "backoff: with promo_backoff=1, due in promo_seq + 2 or after 2 minimum scan "
+	    "periods (%s)", why);
+	l.mm.scan_seq = 13;
+	nx_vma_judge(&v, &l);
+	tap(!v.backoff, "backoff: with promo_backoff=1, over after the 2nd sequence");
+	v.nv.promo_backoff = 2;
+	nx_vma_judge(&v, &l);
+	nx_vma_why(&v, &l, why, sizeof(why));
+	tap(v.backoff && strstr(why, "due in seq 14 or once 4 minimum scan periods"),
+	    "backoff: with promo_backoff=2, due in promo_seq + 4 (%s)", why);
+	v.nv.promo_backoff = 7;
+	nx_vma_judge(&v, &l);
+	nx_vma_why(&v, &l, why, sizeof(why));
+	tap(v.backoff && strstr(why, "due in seq 14 or once 4 minimum scan periods"),
+	    "backoff: a promo_backoff out of range is taken as the longest wait (%s)", why);
 }
 
 /* slow memory the PID filter skipped at the last pass, scanned lately: ok, said */
