@@ -277,7 +277,7 @@ struct key_spec {
 };
 
 static const struct key_spec state_keys[] = {
-	{ "start_seq", 1 }, { "prev_seq", 1 }, { "promo_seq", 1 },
+	{ "start_seq", 1 }, { "prev_seq", 1 }, { "promo_seq", 1 }, { "promo_backoff", 0 },
 	{ "pids", 2 }, { "pid_reset_ms", 1 }, { "next_scan_ms", 1 },
 	{ "promo_only", 0 }, { "scans", 0 }, { "promo_scans", 0 },
 	{ "pte_updates", 0 }, { "skip_delay", 0 }, { "skip_seq", 0 },
