@@ -9,22 +9,26 @@
 # filters the memory PostgreSQL uses must come back to the fast tier:
 #  - the buffer pool (shared): at least 90% within REAL_PG_BOUND (60 s);
 #  - all it uses (buffer pool, program text and heaps, "hot"): at least
-#    80% within the same bound.
+#    90% within the same bound.
 # Stock 6.12 and the series with the legacy filters run the same; what
 # they did is printed, not judged.
 #
 # The bound, measured (2 vCPUs under TCG): before the series stopped its
 # forced retry in mode 2, the buffer pool reached 90% 8, 11, 19 and 33 s
-# after the move, all the used memory 80% after 16, 17, 27 and 28 s;
-# since, the buffer pool 11 to 18 s and all the used memory ended at 87%
-# to 96% (4 runs); 60 s is about twice the slowest of the 8 (33 s).
-# 90% of all the used memory is not asserted: one of those 4 runs ended
-# at 87%, with the program text still on the slow tier (4%) -- its
-# promotion-only scans back off to one in four scan sequences while it
-# is on the fast tier, and a backend completed 2 sequences in the 75 s.
-# In the other run that moved the text, it came back in 4 s; the
-# backends' heaps came back in every run (10 to 19 s), where they used to
-# end at 4% to 50%.
+# after the move; since, 11 to 26 s in 6 runs of this unit's own
+# arrangement (legacy, then the defaults, in one boot: 4 runs, a
+# fresh-cache CI run and one with the bound in time below). 60 s is
+# about twice the slowest. With the defaults alone in a boot the buffer pool
+# took longer and spread wider: 14, 20, 50, 54, 57 and 60 s, and 88% at
+# the end of one 60 s run (7 runs, with and without the bound in time on
+# the promotion-only backoff); why was not found.
+# All the used memory reached 90% after 12, 14, 17, 21 and 24 s in the 5
+# runs since the series bounds that backoff in time (one in this unit's
+# arrangement); before, one run in 3 ended at 82% and one of 4 earlier
+# ones at 87%, with the program text still on the slow tier (7%, 4%):
+# its promotion-only scans had backed off to one in four scan sequences
+# while it was on the fast tier, and a backend completed 2 sequences in
+# 75 s. With the bound the text came back within 1 s in all 5.
 # Stock brought the buffer pool to 90% after 16, 30 and 54 s, legacy
 # after 9, 21 and 28 s (3 runs each): with 4 connections no filter
 # strands the buffer pool here, but stock and legacy left the program
@@ -45,4 +49,4 @@ exec "$NUMAB_ROOT/scripts/servers" --servers postgres --modes move \
 	--configs stock,legacy,numab --args "-c 4" --seconds "$seconds" --size 256 \
 	--out "$out" --show \
 	--check "numab.postgres.move/main:shared>=0.9@$bound" \
-	--check "numab.postgres.move/main:hot>=0.8@$bound"
+	--check "numab.postgres.move/main:hot>=0.9@$bound"
