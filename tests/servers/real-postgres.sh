@@ -18,8 +18,8 @@
 # after the move; since, 11 to 35 s in 8 runs of this unit's own
 # arrangement (legacy, then the defaults, in one boot: 4 runs, a
 # fresh-cache CI run, and 24, 21 and 35 s in 3 with the bound in time
-# below). 60 s is 1.7 times the slowest. With the defaults alone in a boot the buffer pool
-# took longer and spread wider: 14, 20, 50, 54, 57 and 60 s, and 88% at
+# below). 60 s is 1.7 times the slowest. With the defaults alone in a
+# boot the buffer pool took longer and spread wider: 14, 20, 50, 54, 57 and 60 s, and 88% at
 # the end of one 60 s run (7 runs, with and without the bound in time on
 # the promotion-only backoff); why was not found.
 # All the used memory reached 90% after 12, 14, 17, 20, 21, 24 and 25 s
