@@ -595,8 +595,9 @@ int nx_parse_numa_vmas_general(const char *line, size_t len,
 /*
  * Fast path for a VMA line exactly as the kernel prints it: the keys in
  * vma_keys[] order (pids before pid_reset_ms; promo_backoff, which older
- * kernels lack, may be missing), one blank between fields, a name last.  Each key is compared as a literal where it must be and
- * each value parsed where it stands, instead of tokenizing the line and
+ * kernels lack, may be missing), one blank between fields, a name last.
+ * Each key is compared as a literal where it must be and each value
+ * parsed where it stands, instead of tokenizing the line and
  * looking every key up.  Returns false, with *v unspecified, for any
  * other line: nx_parse_numa_vmas_general() then decides (fuzz/ checks
  * that both agree whenever this one succeeds).

@@ -308,7 +308,9 @@ static bool is_promo_only(const char *reason)
 
 static unsigned int backoff_seqs(const struct nx_numab_vma *n)
 {
-	if ((n->have & NV_HAVE_PROMO_BACKOFF) && n->promo_backoff <= 2)
+	/* a value past the series' longest wait is taken as that wait */
+	if ((n->have & NV_HAVE_PROMO_BACKOFF) &&
+	    n->promo_backoff < 32 && (1u << n->promo_backoff) <= NX_PROMO_BACKOFF_SEQS)
 		return 1u << n->promo_backoff;
 	return NX_PROMO_BACKOFF_SEQS;
 }
