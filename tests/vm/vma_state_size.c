@@ -80,6 +80,11 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	nt_tunables_save(&saved_t);
+	/*
+	 * No scanning before the baseline: a pass during a slow setup
+	 * would allocate the VMAs' state before it is counted.
+	 */
+	nt_write_long(NUMAB_MODE, 0);
 	t = saved_t;
 	t.mode = 1;
 	t.scan_delay = 0;
