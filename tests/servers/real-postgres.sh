@@ -28,9 +28,10 @@
 # 26) and, with the order reversed (the defaults first, then legacy), in
 # the defaults' run (21 of 30), but never in a second run (0 of 32, 0 of
 # 32). The cause of the stall was not found. While it lasts few pages
-# are touched and promoted (the buffer pool's pages on the fast tier 60 s
-# after the move: 88 MiB when the defaults ran first, 150 MiB second),
-# and a 4-second window that touched 1 to 3 MiB of it can read 90% fast:
+# are touched (the buffer pool's pages on the fast tier 60 s after the
+# move: 88 MiB when the defaults ran first, 150 MiB second; 116 to 170
+# MiB in the 7 runs alone), and a 4-second window that touched 1 to 3
+# MiB of it can read 90% fast:
 # the 14 and 20 s above, legacy's 16 s in this unit and the defaults' 18
 # s when first are such windows, not the steady crossing. This unit
 # judges the defaults' run, the second in its boot; stock and legacy,
