@@ -7,7 +7,7 @@
 # fail; a timed scenario is compared per second.
 . "$(dirname "$0")/../../scripts/lib.sh"
 cmp=$NUMAB_ROOT/scripts/stock-compare
-fx_dir=$(dirname "$0")/fixtures/stock-compare
+fx=$(dirname "$0")/fixtures/stock-compare
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 . "$NUMAB_ROOT/tests/lib/tap.sh"
@@ -79,19 +79,18 @@ t "... each named" $? "$(cat "$tmp/slower.tap")"
 
 # A measured run whose series made one pass over strand_pid_m2's B in
 # the window (12288 PTE updates against stock's 0) and matched otherwise
-"$cmp" --out "$tmp/out-bpass" --compare "$fx_dir/b-pass-stock.out" "$fx_dir/b-pass-series.out" >"$tmp/bpass.tap" 2>&1
+"$cmp" --out "$tmp/out-bpass" --compare "$fx/b-pass-stock.out" "$fx/b-pass-series.out" >"$tmp/bpass.tap" 2>&1
 t "a timed scenario's PTE updates (0 vs 12288, one pass over B) are shown, not judged" $? "$(cat "$tmp/bpass.tap")"
 grep -q '| strand_pid_m2 (mode 2, timed) | 0 / 12288 |.*| match |' "$tmp/out-bpass/table.md"
 t "... the table shows them" $? "$(cat "$tmp/out-bpass/table.md")"
 sed 's/\(scenario=strand_pid_m2 .*\)hint_faults=4939 \(.*\)pages_migrated=4939 promote_success=4935/\1hint_faults=2400 \2pages_migrated=2400 promote_success=2400/' \
-	"$fx_dir/b-pass-series.out" >"$tmp/bpass-half"
-"$cmp" --out "$tmp/out-bpass-half" --compare "$fx_dir/b-pass-stock.out" "$tmp/bpass-half" >"$tmp/bpass-half.tap" 2>&1
+	"$fx/b-pass-series.out" >"$tmp/bpass-half"
+"$cmp" --out "$tmp/out-bpass-half" --compare "$fx/b-pass-stock.out" "$tmp/bpass-half" >"$tmp/bpass-half.tap" 2>&1
 t "... and the same run at half the fault rate still fails" $([ $? = 1 ]; echo $?) "$(cat "$tmp/bpass-half.tap")"
 grep -q '^not ok 3 strand_pid_m2 .*hint_faults 5423 in 28.4 s vs 2400 in 25.6 s' "$tmp/bpass-half.tap"
 t "... naming the faults, not the PTE updates" $? "$(cat "$tmp/bpass-half.tap")"
 
 # Repeated placement scenarios: the medians are compared.
-fx=$(dirname "$0")/fixtures/stock-compare
 "$cmp" --out "$tmp/out-busy" --compare "$fx/busy-host-stock.out" "$fx/busy-host-series.out" >"$tmp/busy.tap" 2>&1
 t "a measured run on a busy host (placement sequences 1 to 5 on both kernels) matches" $? "$(cat "$tmp/busy.tap")"
 grep -q '| first_touch_m3 (mode 3) |.*| 1.0 (0.9-1.1) / 1.0 (1.0-1.1) |' "$tmp/out-busy/table.md"

@@ -141,7 +141,6 @@ static void one_fault_per_page(struct __test_metadata *_metadata,
 	long seq_first = -1, seq_placed = -1;
 	struct nw_vmstat v0, v1, d;
 	struct nt_placement pl = { 0 };
-	char line[1024];
 	long long vma_ptes = -1;
 	volatile char sink = 0;
 	double t, t0, next_sample = 0;
@@ -176,8 +175,7 @@ static void one_fault_per_page(struct __test_metadata *_metadata,
 	}
 	nw_vmstat_read(&v1);
 	nw_vmstat_delta(&v0, &v1, &d);
-	if (!nv_vma_line(0, self->buf, line, sizeof(line)))
-		vma_ptes = nv_key_ll(line, "pte_updates", -1);
+	vma_ptes = nv_vma_key_ll(0, self->buf, "pte_updates", -1);
 	(void)sink;
 	TH_LOG("RESULT first_fault mode %d %s: %ld pages, node0 %ld node1 %ld after %ld scan sequences (%.1f s; first hinting fault at seq +%ld, >=95%% on node0 at seq +%ld)",
 	       variant->mode, variant->legacy ? "legacy" : "numab", self->npages,

@@ -59,16 +59,6 @@ FIXTURE_VARIANT_ADD(late, many) { .mode = 2, .many = 1 };
 FIXTURE_VARIANT_ADD(late, few) { .mode = 2, .many = 0 };
 FIXTURE_VARIANT_ADD(late, many_m3) { .mode = 3, .many = 1 };
 
-/* the promo_scans count of this process's VMA at START, -1 if none */
-static long promo_scans_of(const void *start)
-{
-	char line[1024];
-
-	if (nv_vma_line(0, start, line, sizeof(line)))
-		return -1;
-	return nv_key_ll(line, "promo_scans", -1);
-}
-
 static void read_all(FIXTURE_DATA(late) *self)
 {
 	volatile char sink = 0;
@@ -151,7 +141,7 @@ TEST_F_TIMEOUT(late, promoted, 600)
 	seq0 = nt_scan_seq();
 	do {
 		read_all(self);
-		ps = promo_scans_of(self->map);
+		ps = nv_vma_key_ll(0, self->map, "promo_scans", -1);
 		t = nt_now();
 	} while (ps < 3 && t - t0 < 120);
 	TH_LOG("on node 0: %ld promotion-only scans of the text (backed off), %ld sequences, %.1f s",

@@ -162,6 +162,20 @@ static inline int nv_key_word(const char *line, const char *key, char *out,
 }
 
 /*
+ * The value of KEY=... on the numa_vmas line of PID's VMA that starts at
+ * ADDR; DEF when there is no such line or key.
+ */
+NV_NOINLINE long long nv_vma_key_ll(pid_t pid, const void *addr, const char *key,
+				    long long def)
+{
+	char line[1024];
+
+	if (nv_vma_line(pid, addr, line, sizeof(line)))
+		return def;
+	return nv_key_ll(line, key, def);
+}
+
+/*
  * mm->numa_scan_seq of PID (0: self): the "mm" line of numa_vmas, or
  * /proc/PID/sched on a kernel without numa_vmas; -1 when neither says.
  */

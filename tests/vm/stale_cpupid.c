@@ -75,16 +75,6 @@ FIXTURE_TEARDOWN(stale)
 	nt_filters_set(&self->filters);
 }
 
-/* pte_updates of this process's VMA at ADDR in numa_vmas, -1 if unread */
-static long long vma_pte_updates(const void *addr)
-{
-	char line[1024];
-
-	if (nv_vma_line(0, addr, line, sizeof(line)))
-		return -1;
-	return nv_key_ll(line, "pte_updates", -1);
-}
-
 /* Run (touching BUSY only) until the scan sequence advanced by N */
 static int run_seqs(char *busy, long n, double max_s)
 {
@@ -118,7 +108,7 @@ TEST_F_TIMEOUT(stale, migrated_access_time, 300)
 	 * delta of /proc/vmstat taken here counts nothing.
 	 */
 	ASSERT_EQ(run_seqs(self->busy, 2, 120), 0) TH_LOG("the scanner did not run");
-	marked = vma_pte_updates(self->buf);
+	marked = nv_vma_key_ll(0, self->buf, "pte_updates", -1);
 	TH_LOG("mode 2, 2 sequences: the region's pte_updates %lld", marked);
 	ASSERT_GE(marked, self->npages / 2) TH_LOG("the region was not marked");
 	ASSERT_EQ(nt_placement(self->buf, self->npages, self->pagesz, &pl), 0);
