@@ -6,7 +6,10 @@
 # server uses less of per second (Redis's program text, about 600K) is
 # judged over a few seconds' samples instead of never; a region used at
 # 1 MiB a second or more is judged per sample as before, and one whose used
-# pages stay on the slow tier still fails.
+# pages stay on the slow tier still fails. A window must also add up to
+# half of what the region's busy samples used: a few seconds in which a
+# stalled client touched little of a buffer pool do not decide its time
+# to 90%.
 . "$(dirname "$0")/../../scripts/lib.sh"
 rep=$NUMAB_ROOT/scripts/servers-report
 tmp=$(mktemp -d)
@@ -57,6 +60,27 @@ check "numab.redis.fill:other>=0.9@20"
 t "a region whose last 5 samples never add up to 1 MiB is not judged" $? "$tmp/check.out"
 grep -qE '^\| redis \|.*\| text \|([^|]*\|)* 6 s ' "$tmp/out/results.md"
 t "results.md gives the text's time to 90% (6 s)" $? "$(grep text "$tmp/out/results.md")"
+
+# A buffer pool used at 12 MiB a second, 80% of it fast until t=19 and
+# 95% from t=20, and a stall from t=5 to t=9 in which the client touched
+# 1 MiB a second of it, 95% fast (the pages it kept touching, promoted
+# first). Each stall sample alone is over 1 MiB, and the 5 of them are
+# under half of 12 MiB.
+for i in $(seq 0 30); do
+	echo "SRV_SAMPLE label=numab.postgres.move/main t=$i.0 procs=5 seq_max=$i idle=1 numa_pte_updates=$((i * 100))"
+	if [ "$i" -eq 0 ]; then hot=
+	elif [ "$i" -ge 5 ] && [ "$i" -le 9 ]; then hot=" hot_fast_kb=973 hot_slow_kb=51"
+	elif [ "$i" -lt 20 ]; then hot=" hot_fast_kb=9830 hot_slow_kb=2458"
+	else hot=" hot_fast_kb=11674 hot_slow_kb=614"; fi
+	echo "SRV_REGION label=numab.postgres.move/main t=$i.0 region=shared fast_kb=100000 slow_kb=162144$hot"
+done >"$tmp/guest.out"
+check "numab.postgres.move:shared>=0.9@19"
+[ $? = 1 ]
+t "a stall that touched 1 MiB a second of a buffer pool used at 12 MiB a second does not reach 90% (95% fast at t=5..9)" $? "$tmp/check.out"
+check "numab.postgres.move:shared>=0.9@20"
+t "... the busy samples do, at t=20" $? "$tmp/check.out"
+grep -q "reached after 20.0 s" "$tmp/check.out"
+t "... and the time to 90% is theirs (20 s)" $? "$tmp/check.out"
 
 echo "1..$n"
 exit $bad
