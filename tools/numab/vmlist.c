@@ -567,8 +567,10 @@ static const struct {
 	  "CPUs) its slow-tier memory stays there as long as stranded memory would: "
 	  "`numabctl filter pid=tier` with kernel.numa_balancing=2 or 3 on a numab kernel "
 	  "(its default; `numabctl filter --pid PID pid=tier` for this process only)" },
-	{ "ok", "none", "scanned: its slow-tier pages are promoted when touched; what stays "
-	  "there is cold" },
+	{ "ok", "none", "scanned: its slow-tier pages are promoted when touched after a scan "
+	  "marked them; what stays there was not touched since, or was mapped or moved there "
+	  "after the last scan sequence and waits for the next (sequences are paced by the "
+	  "process's own CPU time: scan_seq counts them)" },
 	{ "ok", NULL, "scanned for promotion only: its slow-tier pages are promoted when "
 	  "touched; nothing to do" },
 };
