@@ -572,7 +572,7 @@ static const struct {
 	  "after the last scan sequence and waits for the next (sequences are paced by the "
 	  "process's own CPU time: scan_seq counts them)" },
 	{ "ok", NULL, "scanned for promotion only: its slow-tier pages are promoted when "
-	  "touched; nothing to do" },
+	  "touched after a scan marked them; nothing to do" },
 };
 
 const char *nx_cause_text(const char *verdict, const char *holder)
