@@ -568,11 +568,15 @@ static const struct {
 	  "`numabctl filter pid=tier` with kernel.numa_balancing=2 or 3 on a numab kernel "
 	  "(its default; `numabctl filter --pid PID pid=tier` for this process only)" },
 	{ "ok", "none", "scanned: its slow-tier pages are promoted when touched after a scan "
-	  "marked them; what stays there was not touched since, or was mapped or moved there "
+	  "marked them (while the fast tier is short of free memory, only those touched within "
+	  "the hot threshold of the scan and under kernel.numa_balancing_promote_rate_limit_MBps); "
+	  "what stays there was not touched since, or was mapped or moved there "
 	  "after the last scan sequence and waits for the next (sequences are paced by the "
 	  "process's own CPU time: scan_seq counts them)" },
 	{ "ok", NULL, "scanned for promotion only: its slow-tier pages are promoted when "
-	  "touched after a scan marked them; nothing to do" },
+	  "touched after a scan marked them (while the fast tier is short of free memory, only "
+	  "those touched within the hot threshold of the scan and under the promotion rate "
+	  "limit); nothing to do" },
 };
 
 const char *nx_cause_text(const char *verdict, const char *holder)
