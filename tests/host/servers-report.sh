@@ -10,7 +10,9 @@
 # half of one busy sample (the 90th percentile of the region's per-sample
 # used memory): a few seconds in which a stalled client touched less than
 # that of a buffer pool do not decide its time to 90%, and a check takes
-# that percentile only from the samples up to its bound.
+# that percentile only from the samples up to its bound. The rule tells a
+# stall from busy seconds by volume alone: a stalled second that touched
+# more than half of a busy one still counts.
 . "$(dirname "$0")/../../scripts/lib.sh"
 rep=$NUMAB_ROOT/scripts/servers-report
 tmp=$(mktemp -d)

@@ -91,9 +91,14 @@ fail() {
 	exit 1
 }
 need() {
+	local how
 	for c in "$@"; do
-		command -v "$c" >/dev/null 2>&1 ||
-			fail "missing $c (scripts/deps installs the servers and clients on the host)"
+		command -v "$c" >/dev/null 2>&1 && continue
+		case $c in
+		numabctl|srvsample|hold) how="'make guest numabctl' builds it into build/guest" ;;
+		*) how="scripts/deps installs the servers, clients and numactl on the host" ;;
+		esac
+		fail "missing $c ($how)"
 	done
 }
 # wait_for SECONDS COMMAND...: poll every 0.2 s until COMMAND succeeds
