@@ -112,6 +112,14 @@ wait_for() {
 	done
 	return 1
 }
+# stop_clients: ends until_stopped's wait of every instance
+stop_clients() {
+	for i in $instances; do
+		: >"$D/stop-$i"
+		[ -s "$D/stopper-$i" ] && kill "$(cat "$D/stopper-$i")" 2>/dev/null
+	done
+	return 0
+}
 # stop_tree PID...: each PID and its descendants
 stop_tree() { for p in "$@"; do kill $(descendants "$p") "$p" 2>/dev/null; done; }
 cleanup() {
@@ -122,13 +130,18 @@ trap cleanup EXIT
 trap 'fail "interrupted"' INT TERM
 
 # until_stopped INSTANCE MAX PID...: the client processes PID run until the
-# run writes $D/stop-INSTANCE (or MAX seconds), then are stopped
+# run stops them (stop_clients) or for MAX seconds. One sleep waits for the
+# whole run, not a poll: a helper exec'ed twice a second touches pages of
+# the shared libraries the server maps, which idle page tracking counts as
+# the server's used memory, and it never lives long enough to be scanned.
 until_stopped() {
-	_i=$1 _end=$(($(cut -d. -f1 /proc/uptime) + $2))
+	_i=$1
+	sleep "$2" &
+	echo $! >"$D/stopper-$_i"
+	[ -e "$D/stop-$_i" ] && kill $! 2>/dev/null
+	wait $! 2>/dev/null
+	rm -f "$D/stopper-$_i"
 	shift 2
-	while [ ! -e "$D/stop-$_i" ] && [ "$(cut -d. -f1 /proc/uptime)" -lt $_end ]; do
-		sleep 0.5
-	done
 	# SIGTERM to each and its descendants: a background job of a script
 	# ignores SIGINT, and pgbench runs under runuser
 	for _p in "$@"; do kill -TERM $(descendants "$_p") "$_p" 2>/dev/null; done
@@ -386,7 +399,7 @@ event "loaded"
 # A client runs until the run stops it, at most this long:
 client_max=$((warm + seconds + 900))
 for i in $instances; do
-	rm -f "$D/stop-$i"
+	rm -f "$D/stop-$i" "$D/stopper-$i"
 	eval "cstart_$i=\$(now)"
 	client_$server "$i" "$client_max" &
 	cpids="$cpids $!"
@@ -494,7 +507,7 @@ for i in $instances; do
 	fi
 done
 event "numabctl done"
-for i in $instances; do : >"$D/stop-$i"; done
+stop_clients
 wait $cpids 2>/dev/null
 cpids=
 event "client done"
