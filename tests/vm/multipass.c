@@ -182,6 +182,13 @@ static void *probe_fn(void *arg)
 	return NULL;
 }
 
+/* pages demoted by kswapd, direct reclaim and khugepaged */
+static long long demoted(void)
+{
+	return nt_vmstat("pgdemote_kswapd") + nt_vmstat("pgdemote_direct") +
+	       nt_vmstat("pgdemote_khugepaged");
+}
+
 static int probe(FIXTURE_DATA(multipass) *self, struct probe *p)
 {
 	pthread_t t;
@@ -386,7 +393,7 @@ static void promotion_only_until_complete(struct __test_metadata *_metadata,
 	long want = self->slow_n * 95 / 100, seq, seq0, last_seq = -1;
 	long promoted_seq = -1, probes = 0, skipped = 0, delay_seq = -1;
 	long fast_faults = 0, slow_faults = 0, w_faults = 0;
-	long long compact0, compact;
+	long long compact0, compact, migrate0, migrate, demote0, demote;
 	struct nw_vmstat v0, v1, d;
 	struct nt_placement pl = { 0 };
 	static char reasons[512];
@@ -453,6 +460,8 @@ static void promotion_only_until_complete(struct __test_metadata *_metadata,
 
 	traced = nw_trace_vma_start(self->V) == 0;
 	compact0 = nt_vmstat("compact_isolated");
+	migrate0 = nt_vmstat("pgmigrate_success");
+	demote0 = demoted();
 	nw_vmstat_read(&v0);
 	ASSERT_EQ(read_vstate(self, &self->s0), 0);
 	self->last = self->s0;
@@ -495,6 +504,8 @@ static void promotion_only_until_complete(struct __test_metadata *_metadata,
 	nw_vmstat_read(&v1);
 	nw_vmstat_delta(&v0, &v1, &d);
 	compact = nt_vmstat("compact_isolated") - compact0;
+	migrate = nt_vmstat("pgmigrate_success") - migrate0;
+	demote = demoted() - demote0;
 	if (traced) {
 		nw_trace_vma_reasons(reasons, sizeof(reasons));
 		nw_trace_vma_stop();
@@ -521,8 +532,8 @@ static void promotion_only_until_complete(struct __test_metadata *_metadata,
 		       self->first_change.prev_seq, self->first_change.seq - seq0);
 	}
 	ASSERT_EQ(fast_faults, 0) {
-		TH_LOG("%ld minor faults on node-0 pages of a VMA the scanning thread never touches: hinting faults, or a read of a page that compaction was moving (compact_isolated +%lld in the window)",
-		       fast_faults, compact);
+		TH_LOG("%ld minor faults on node-0 pages of a VMA the scanning thread never touches: hinting faults, or a read of a page that compaction or demotion was moving (in the window: compact_isolated +%lld, pgdemote +%lld, pgmigrate_success +%lld, pgpromote_success +%lld)",
+		       fast_faults, compact, demote, migrate, d.promote_success);
 	}
 	if (variant->legacy) {
 		/* the stock scanner, reproduced: V is not scanned, stays put */
