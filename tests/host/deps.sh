@@ -11,14 +11,7 @@
 . "$(dirname "$0")/../../scripts/lib.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-n=0 bad=0
-echo "TAP version 13"
-t() { # t NAME COMMAND...
-	local name=$1
-	shift
-	n=$((n + 1))
-	if "$@"; then echo "ok $n $name"; else echo "not ok $n $name"; bad=1; fi
-}
+. "$(dirname "$0")/tap.sh"
 pkg=$(base_var DEB_PACKAGE) ver=$(base_var DEB_VERSION)
 
 mkdir -p "$tmp/bin"
@@ -95,5 +88,4 @@ t "a failed install: says which packages and apt-get's status" grep -q "error: a
 t "a failed install: the policy file is gone" test ! -e "$tmp/policy-rc.d"
 
 [ $bad = 0 ] || sed 's/^/# /' "$tmp/out"
-echo "1..$n"
-exit $bad
+tap_end

@@ -8,14 +8,7 @@
 . "$(dirname "$0")/../../scripts/lib.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-n=0 bad=0
-echo "TAP version 13"
-t() { # t NAME COMMAND...
-	local name=$1
-	shift
-	n=$((n + 1))
-	if "$@"; then echo "ok $n $name"; else echo "not ok $n $name"; bad=1; fi
-}
+. "$(dirname "$0")/tap.sh"
 
 # a copy of the runner with three host units of its own
 mkdir -p "$tmp/tests/host" "$tmp/scripts"
@@ -44,5 +37,4 @@ t "the summary adds them up" grep -q "^numab: 1 passed, 3 failed, 1 skipped$" "$
 t "the failed list names every failed unit" \
 	test "$(grep -c '^# failed: host/' "$tmp/run.out")" = 3
 [ $bad = 0 ] || sed 's/^/# /' "$tmp/run.out"
-echo "1..$n"
-exit $bad
+tap_end
