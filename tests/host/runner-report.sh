@@ -10,7 +10,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 . "$(dirname "$0")/tap.sh"
 
-# a copy of the runner with three host units of its own
+# a copy of the runner with five host units of its own
 mkdir -p "$tmp/tests/host" "$tmp/scripts"
 cp "$NUMAB_ROOT/tests/run" "$tmp/tests/run"
 cp "$NUMAB_ROOT/scripts/lib.sh" "$tmp/scripts/lib.sh"
