@@ -44,10 +44,12 @@
  * guest time for every run; with UNTIL, longer while a hot region is below
  * 95% on the fast node, up to UNTIL seconds), or until MAX_SEQS sequences
  * have passed, or
- * until 16 sequences before the PID filter's fallback would scan the hot
- * regions again (THREADS sequences after their last full scan, from
- * numa_vmas): with scan periods of 100 ms instead of seconds, the testbed
- * gets there within a minute when the guest runs fast.
+ * before the PID filter's fallback would scan the hot regions again
+ * (THREADS sequences after their last full scan, from numa_vmas), early
+ * enough that the caller can read the state within READ_TIME seconds of
+ * --done at the fastest sequence rate seen, plus 16 sequences: with scan
+ * periods of 100 ms instead of seconds, the testbed gets there within a
+ * minute when the guest runs fast.
  *
  * dbsim sets numa_balancing=2 and the scan tunables (scan_delay 0 during
  * the setup, 1000 ms from the move on, period 100 ms, scan_size 16 MiB)
@@ -80,7 +82,7 @@
 #define GAP_MB		2
 #define POOL_STRIDE	16	/* pool residency: every 16th page */
 #define POOL_TOUCH_SAMPLE 32	/* pool pages the sampling thread touches */
-#define HORIZON_MARGIN	16	/* sequences */
+#define HORIZON_MARGIN	16	/* sequences, besides those of horizon_margin() */
 #define BIN_DIR		"/tmp"	/* the binary is BIN_DIR/dbsim-binary-LABEL */
 #define WARM_SEQ	3
 #define WARM_MIN_S	3.0
@@ -91,7 +93,7 @@ struct opts {
 	const char *label, *done_file;
 	long threads, workers, pool_mb, hash_mb, arena_mb, bin_mb;
 	long bin_slow_pct, seqs, pool_hz;
-	double interval, max_seconds, until_seconds, hold_seconds;
+	double interval, max_seconds, until_seconds, hold_seconds, read_seconds;
 };
 
 /* A region reported as one: one or more mappings. */
@@ -175,7 +177,11 @@ static void usage(int status)
 	       "  -n, --max-seqs N     or until N scan sequences have passed (default 100000)\n"
 	       "  -i, --interval S     sample interval (default 1)\n"
 	       "  -d, --done FILE      create FILE when done, then hold (see -W)\n"
-	       "  -W, --hold S         hold at most S seconds after --done (default 120)\n");
+	       "  -W, --hold S         hold at most S seconds after --done (default 120)\n"
+	       "  -R, --read-time S    seconds the caller takes after --done to read the\n"
+	       "                       state: the stop before the PID filter's fallback\n"
+	       "                       leaves that much time at the sequence rate seen\n"
+	       "                       (default 2)\n");
 	exit(status);
 }
 
@@ -209,6 +215,7 @@ static void parse_opts(struct opts *o, int argc, char **argv)
 		{ "pool-hz", 1, NULL, 'r' }, { "max-seqs", 1, NULL, 'n' },
 		{ "seconds", 1, NULL, 'T' }, { "interval", 1, NULL, 'i' },
 		{ "until", 1, NULL, 'U' }, { "done", 1, NULL, 'd' }, { "hold", 1, NULL, 'W' },
+		{ "read-time", 1, NULL, 'R' },
 		{ "help", 0, NULL, 'h' }, { NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -217,9 +224,9 @@ static void parse_opts(struct opts *o, int argc, char **argv)
 		.label = "dbsim", .threads = 200, .workers = 4, .pool_mb = 512,
 		.hash_mb = 64, .arena_mb = 8, .bin_mb = 32, .bin_slow_pct = 90,
 		.seqs = 100000, .pool_hz = 50, .interval = 1, .max_seconds = 60,
-		.hold_seconds = 120,
+		.hold_seconds = 120, .read_seconds = 2,
 	};
-	while ((c = getopt_long(argc, argv, "l:t:w:P:H:A:B:S:r:n:T:U:i:d:W:h",
+	while ((c = getopt_long(argc, argv, "l:t:w:P:H:A:B:S:r:n:T:U:i:d:W:R:h",
 				lo, NULL)) != -1) {
 		switch (c) {
 		case 'l': o->label = optarg; break;
@@ -237,6 +244,7 @@ static void parse_opts(struct opts *o, int argc, char **argv)
 		case 'i': o->interval = opt_double(optarg); break;
 		case 'd': o->done_file = optarg; break;
 		case 'W': o->hold_seconds = opt_double(optarg); break;
+		case 'R': o->read_seconds = opt_double(optarg); break;
 		case 'h': usage(0); break;
 		default: usage(2);
 		}
@@ -843,6 +851,22 @@ static void sleep_until(double when)
 }
 
 /*
+ * Sequences to keep between a sample and the PID filter's fallback: the
+ * next sample comes one interval later and the caller reads the state up
+ * to read_seconds after the last one, so at the fastest sequence rate seen
+ * (the mean since the move, or over the last interval) that many sequences
+ * can pass before anyone looks, plus HORIZON_MARGIN to spare. The rate is
+ * capped by the scan period (one pass per period of the mm, at most two
+ * sequences a pass) and varies below that from run to run, 2 to 17
+ * sequences a second measured in the testbed: a fixed margin that holds
+ * at 7 a second is overrun at 14.
+ */
+static long horizon_margin(const struct dbsim *db, double rate)
+{
+	return HORIZON_MARGIN + (long)(rate * (db->o.interval + db->o.read_seconds) + 0.999);
+}
+
+/*
  * Sample every interval for max_seconds after SEQ0, or seqs sequences.
  * Sampling costs CPU time, so this thread scans too at times: it takes
  * hinting faults in the pool around every sample, or the pool would be
@@ -851,8 +875,8 @@ static void sleep_until(double when)
  */
 static void measure(struct dbsim *db, long seq0)
 {
-	double t0 = db->t_move, next = nt_now(), t;
-	long dseq, horizon = hot_horizon(db), stop = -1;
+	double t0 = db->t_move, next = nt_now(), t, t_prev = 0, rate = 0, r;
+	long dseq, dseq_prev = 0, horizon = hot_horizon(db), stop = -1, margin = 0;
 	int hot;
 
 	print_header(db);
@@ -864,13 +888,22 @@ static void measure(struct dbsim *db, long seq0)
 		dseq = nt_scan_seq() - seq0;
 		hot = sample(db, t, dseq);
 		touch_pool_n(db, &db->rng, POOL_TOUCH_SAMPLE);
-		if (horizon >= 0 && seq0 + dseq >= horizon - HORIZON_MARGIN)
+		if (t > 0 && dseq / t > rate)
+			rate = dseq / t;
+		r = t > t_prev ? (dseq - dseq_prev) / (t - t_prev) : 0;
+		if (r > rate)
+			rate = r;
+		t_prev = t;
+		dseq_prev = dseq;
+		margin = horizon_margin(db, rate);
+		if (horizon >= 0 && seq0 + dseq >= horizon - margin)
 			stop = seq0 + dseq;
 	} while (dseq < db->o.seqs && stop < 0 && !got_signal &&
 		 (t < db->o.max_seconds || (!hot && t < db->o.until_seconds)));
 	if (stop >= 0)
-		printf("%s: stopped after %.1f s, %ld sequences before the PID filter's fallback would scan the hot regions again (sequence %ld)\n",
-		       db->o.label, t, horizon - stop, horizon);
+		printf("%s: stopped after %.1f s, %ld sequences before the PID filter's fallback would scan the hot regions again (sequence %ld; up to %.1f sequences a second, %ld kept for the next sample and %.0f s of reading)\n",
+		       db->o.label, t, horizon - stop, horizon, rate, margin,
+		       db->o.read_seconds);
 }
 
 /* After --done: keep the workload running until a signal or --hold. */

@@ -32,7 +32,11 @@ fi
 numabctl filter --default >/dev/null
 
 args="-P 64 -H 16 -A 2 -B 8 -t 200 -w 4 -T ${EX_SECONDS:-6} -U ${EX_UNTIL:-15} -i 1"
-numabctl run --legacy -- dbsim -l legacy -d $D/legacy.done $args >$D/legacy.out 2>&1 &
+# legacy's state is read after both have finished: numab may take up to
+# -U seconds more, then the export and two vmas take 8.6 s (measured);
+# legacy's dbsim stops early enough (-R) that its PID filter's fallback
+# does not scan the hash table before that
+numabctl run --legacy -- dbsim -l legacy -d $D/legacy.done $args -R $((${EX_UNTIL:-15} + 10)) >$D/legacy.out 2>&1 &
 pa=$!
 dbsim -l numab -d $D/numab.done $args >$D/numab.out 2>&1 &
 pb=$!
@@ -46,6 +50,7 @@ done
 t "both dbsims finished their measurement (bounded wait, $((i / 2)) s)" \
 	$([ -e $D/legacy.done ] && [ -e $D/numab.done ]; echo $?) "$(tail -3 $D/legacy.out; tail -3 $D/numab.out)"
 
+t0=$(cut -d' ' -f1 /proc/uptime)
 numabctl export -p dbsim --textfile-directory $D/textfile 2>$D/export.err
 rc=$?
 f=$D/textfile/numabctl.prom
@@ -60,6 +65,7 @@ hash_row() {
 # metric LINE-PREFIX: the value of the sample of pid $1 matching the rest
 metric() { grep "^$2{pid=\"$1\",comm=\"dbsim\",backend=\"numa_vmas\"$3}" $f | awk '{ print $NF }'; }
 ra=$(hash_row legacy $pa) rb=$(hash_row numab $pb)
+echo "# export and vmas read $(awk -v a=$t0 -v b=$(cut -d' ' -f1 /proc/uptime) 'BEGIN { printf "%.1f", b - a }') s after both finished; $(grep -h 'stopped after' $D/legacy.out $D/numab.out)"
 echo "# legacy ($pa) hash table: $ra"
 echo "# numab ($pb) hash table: $rb"
 set -- $ra; aslow=${2:-0} averdict=${3:-}

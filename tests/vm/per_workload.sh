@@ -68,10 +68,11 @@ kill $sp; wait $sp 2>/dev/null
 # ---- two workloads side by side ---------------------------------------------
 # PW_SECONDS after the move; numab goes on (-U) while a hot region is below
 # 95% on the fast tier. Legacy's regions stay on the slow tier whatever the
-# time (its PID filter lets them go after ~200 sequences; dbsim stops 16
-# before): it stops at PW_SECONDS. Measured (series v3, 2 CPUs shared,
-# load 4-6): numab's three regions >= 90% 2 to 9 s after the move in 5
-# runs, legacy's at 0%, 0%, 10% through 45 s.
+# time (its PID filter lets them go after ~200 sequences; dbsim stops
+# before that, see dbsim -R): it stops at PW_SECONDS at the latest.
+# Measured (series v3, 2 CPUs shared, load 4-6): numab's three regions
+# >= 90% 2 to 9 s after the move in 5 runs, legacy's at 0%, 0%, 10%
+# through 45 s.
 args="-P 256 -H 32 -A 4 -B 16 -t 200 -w 4 -T ${PW_SECONDS:-20} -i 1"
 rm -f $D/*.done
 numabctl run --legacy -- dbsim -l legacy -d $D/legacy.done $args >$D/legacy.out 2>&1 &
