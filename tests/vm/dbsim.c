@@ -83,6 +83,7 @@
 #define POOL_STRIDE	16	/* pool residency: every 16th page */
 #define POOL_TOUCH_SAMPLE 32	/* pool pages the sampling thread touches */
 #define HORIZON_MARGIN	16	/* sequences, besides those of horizon_margin() */
+#define RATE_MIN_S	0.5	/* shortest time a sequence rate is taken over */
 #define BIN_DIR		"/tmp"	/* the binary is BIN_DIR/dbsim-binary-LABEL */
 #define WARM_SEQ	3
 #define WARM_MIN_S	3.0
@@ -888,13 +889,16 @@ static void measure(struct dbsim *db, long seq0)
 		dseq = nt_scan_seq() - seq0;
 		hot = sample(db, t, dseq);
 		touch_pool_n(db, &db->rng, POOL_TOUCH_SAMPLE);
-		if (t > 0 && dseq / t > rate)
+		/* rates over less than RATE_MIN_S say little */
+		if (t >= RATE_MIN_S && dseq / t > rate)
 			rate = dseq / t;
-		r = t > t_prev ? (dseq - dseq_prev) / (t - t_prev) : 0;
-		if (r > rate)
-			rate = r;
-		t_prev = t;
-		dseq_prev = dseq;
+		if (t - t_prev >= RATE_MIN_S) {
+			r = (dseq - dseq_prev) / (t - t_prev);
+			if (r > rate)
+				rate = r;
+			t_prev = t;
+			dseq_prev = dseq;
+		}
 		margin = horizon_margin(db, rate);
 		if (horizon >= 0 && seq0 + dseq >= horizon - margin)
 			stop = seq0 + dseq;
