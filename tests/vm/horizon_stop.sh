@@ -14,7 +14,9 @@
 # 11 a second measured here (14 in a CI run of the demo, where a fixed
 # 16-sequence margin was overrun before numabctl vmas read the state);
 # 100 threads bring the fallback within about 30 s. With the fixed margin
-# and 8 s of reading, the third check failed in both runs here. Per run:
+# and 8 s of reading, the third check failed in the run at 7.2 sequences
+# a second and passed in the one at 2.0 (16 sequences last 8 s there);
+# with a 50 ms scan period it failed in all 4 runs of 2 boots. Per run:
 #  - dbsim's measurement ends at that stop (bounded wait);
 #  - numabctl vmas, read at once, calls the hash table stranded;
 #  - numa_vmas, read again after the -R seconds (a report's window runs
