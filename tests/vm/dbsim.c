@@ -43,13 +43,13 @@
  * and numa_scan_skip_* counter the kernel has), for SECONDS (the same
  * guest time for every run; with UNTIL, longer while a hot region is below
  * 95% on the fast node, up to UNTIL seconds), or until MAX_SEQS sequences
- * have passed, or
- * before the PID filter's fallback would scan the hot regions again
- * (THREADS sequences after their last full scan, from numa_vmas), early
- * enough that the caller can read the state within READ_TIME seconds of
- * --done at the fastest sequence rate seen, plus 16 sequences: with scan
- * periods of 100 ms instead of seconds, the testbed gets there within a
- * minute when the guest runs fast.
+ * have passed, or, under the legacy PID filter (filter_pid=1), before
+ * its fallback would scan the hot regions again (THREADS sequences after
+ * their last full scan, from numa_vmas), early enough that the caller can
+ * read the state within READ_TIME seconds of --done at the fastest
+ * sequence rate seen, plus 16 sequences: with scan periods of 100 ms
+ * instead of seconds, the testbed gets there within a minute when the
+ * guest runs fast.
  *
  * dbsim sets numa_balancing=2 and the scan tunables (scan_delay 0 during
  * the setup, 1000 ms from the move on, period 100 ms, scan_size 16 MiB)
@@ -71,6 +71,7 @@
 #include <getopt.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdarg.h>
 
 #include "../lib/numab_test.h"
@@ -656,15 +657,40 @@ static long hot_seqs_seen(const struct dbsim *db)
 }
 
 /*
+ * Whether this process's PID filter is the legacy one, which skips a VMA
+ * no recent hinting fault of the scanning thread touched (numa_vmas' mm
+ * line: filter_pid=1); true where the line does not say.
+ */
+static bool pid_filter_skips(void)
+{
+	char line[1024], *s;
+	bool skips = true;
+	FILE *f = fopen("/proc/self/numa_vmas", "r");
+
+	if (!f)
+		return true;
+	if (fgets(line, sizeof(line), f) && (s = strstr(line, " filter_pid=")))
+		skips = s[12] == '1';
+	fclose(f);
+	return skips;
+}
+
+/*
  * The scan sequence at which the legacy PID filter's fallback would scan
  * a hot anonymous VMA again (the earliest prev_seq + threads), or -1
- * without numa_vmas.
+ * without numa_vmas or under another PID filter setting (the numab
+ * defaults scan such a VMA promotion-only: there is no stranding to keep
+ * for the reader, and a stop would end the run before its regions are
+ * back).
  */
 static long hot_horizon(const struct dbsim *db)
 {
 	long h = -1, v;
 	struct vstate st;
 	int g, m;
+
+	if (!pid_filter_skips())
+		return -1;
 
 	for (g = G_HASH; g <= G_ARENAS; g++)
 		for (m = 0; m < db->g[g].n; m++) {
@@ -877,7 +903,7 @@ static long horizon_margin(const struct dbsim *db, double rate)
 static void measure(struct dbsim *db, long seq0)
 {
 	double t0 = db->t_move, next = nt_now(), t, t_prev = 0, rate = 0, r;
-	long dseq, dseq_prev = 0, horizon = hot_horizon(db), stop = -1, margin = 0;
+	long dseq, dseq_prev = 0, horizon = hot_horizon(db), stop = -1, margin = 0, need;
 	int hot;
 
 	print_header(db);
@@ -904,10 +930,20 @@ static void measure(struct dbsim *db, long seq0)
 			stop = seq0 + dseq;
 	} while (dseq < db->o.seqs && stop < 0 && !got_signal &&
 		 (t < db->o.max_seconds || (!hot && t < db->o.until_seconds)));
-	if (stop >= 0)
-		printf("%s: stopped after %.1f s, %ld sequences before the PID filter's fallback would scan the hot regions again (sequence %ld; up to %.1f sequences a second, %ld kept for the next sample and %.0f s of reading)\n",
-		       db->o.label, t, horizon - stop, horizon, rate, margin,
-		       db->o.read_seconds);
+	if (stop < 0)
+		return;
+	printf("%s: stopped after %.1f s, %ld sequences before the PID filter's fallback would scan the hot regions again (sequence %ld; at up to %.1f sequences a second the margin is %ld: %d spare, the next sample's and %.1f s of reading)\n",
+	       db->o.label, t, horizon - stop, horizon, rate, margin, HORIZON_MARGIN,
+	       db->o.read_seconds);
+	/*
+	 * Stopping does not slow the scanner: when the fallback was nearer
+	 * than the reading time and the spare sequences at the first sample
+	 * that knew the rate, the reader may come too late.
+	 */
+	need = HORIZON_MARGIN + (long)(rate * db->o.read_seconds + 0.999);
+	if (horizon - stop < need)
+		fprintf(stderr, "dbsim: warning: %s: %ld sequences before the fallback, fewer than the %ld that %.1f s of reading (-R) and %d spare need at %.1f a second: the reader may be too late; more threads (-t) put the fallback farther\n",
+			db->o.label, horizon - stop, need, db->o.read_seconds, HORIZON_MARGIN, rate);
 }
 
 /* After --done: keep the workload running until a signal or --hold. */

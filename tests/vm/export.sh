@@ -33,10 +33,14 @@ numabctl filter --default >/dev/null
 
 args="-P 64 -H 16 -A 2 -B 8 -t 200 -w 4 -T ${EX_SECONDS:-6} -U ${EX_UNTIL:-15} -i 1"
 # legacy's state is read after both have finished: numab may take up to
-# -U seconds more, then the export and two vmas take 8.6 s (measured);
-# legacy's dbsim stops early enough (-R) that its PID filter's fallback
-# does not scan the hash table before that
-numabctl run --legacy -- dbsim -l legacy -d $D/legacy.done $args -R $((${EX_UNTIL:-15} + 10)) >$D/legacy.out 2>&1 &
+# -U seconds more (the two warm-ups took 3.2 to 4.0 s in 2 runs
+# measured, so their moves come close together), then the export and two
+# vmas take 6.2 to 9.0 s (4 runs measured); legacy's dbsim stops early enough (-R) that
+# its PID filter's fallback does not scan the hash table before that. At
+# the 17 sequences a second the testbed reached, that is 16 + 17 x 26 =
+# 458 sequences: 600 threads put the fallback far enough (dbsim warns
+# when they do not)
+numabctl run --legacy -- dbsim -l legacy -d $D/legacy.done $args -t 600 -R $((${EX_UNTIL:-15} + 10)) >$D/legacy.out 2>&1 &
 pa=$!
 dbsim -l numab -d $D/numab.done $args >$D/numab.out 2>&1 &
 pb=$!
@@ -65,6 +69,7 @@ hash_row() {
 # metric LINE-PREFIX: the value of the sample of pid $1 matching the rest
 metric() { grep "^$2{pid=\"$1\",comm=\"dbsim\",backend=\"numa_vmas\"$3}" $f | awk '{ print $NF }'; }
 ra=$(hash_row legacy $pa) rb=$(hash_row numab $pb)
+grep -h -e "dbsim: warning" -e "warm-up" $D/legacy.out $D/numab.out | sed "s/^/# /"
 echo "# export and vmas read $(awk -v a=$t0 -v b=$(cut -d' ' -f1 /proc/uptime) 'BEGIN { printf "%.1f", b - a }') s after both finished; $(grep -h 'stopped after' $D/legacy.out $D/numab.out)"
 echo "# legacy ($pa) hash table: $ra"
 echo "# numab ($pb) hash table: $rb"

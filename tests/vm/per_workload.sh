@@ -69,7 +69,8 @@ kill $sp; wait $sp 2>/dev/null
 # PW_SECONDS after the move; numab goes on (-U) while a hot region is below
 # 95% on the fast tier. Legacy's regions stay on the slow tier whatever the
 # time (its PID filter lets them go after ~200 sequences; dbsim stops
-# before that, see dbsim -R): it stops at PW_SECONDS at the latest.
+# before that, with dbsim -R's default 2 s of reading): it stops at
+# PW_SECONDS at the latest.
 # Measured (series v3, 2 CPUs shared, load 4-6): numab's three regions
 # >= 90% 2 to 9 s after the move in 5 runs, legacy's at 0%, 0%, 10%
 # through 45 s.
