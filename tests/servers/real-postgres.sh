@@ -25,8 +25,8 @@
 # to 14 of the seconds from 3 to 35 s after the move in 10 of 13 such
 # runs (0 or 1 in the other 3), 0 to 2 in the 6 later ones counted ("The
 # stall" in Documentation/bench.rst: each promotion's page copy took 150
-# times its usual CPU time, an emulation cost). The 23, 25
-# and 30 s above are such runs (24 s is a second run), and so are the
+# times its usual CPU time, an emulation cost). The 23, 25 and 30 s
+# above are such runs (24 s is a second run), and so are the
 # stock and legacy runs printed here, the first of their boots. This unit
 # judges the defaults' run, the second in its boot.
 # Stock and legacy, printed: in those two runs stock left the buffer pool

@@ -71,7 +71,6 @@
 #include <getopt.h>
 #include <signal.h>
 #include <stdatomic.h>
-#include <stdbool.h>
 #include <stdarg.h>
 
 #include "../lib/numab_test.h"
@@ -599,6 +598,7 @@ struct vstate {
 	long scans;		/* complete full scans */
 	long prev_seq;		/* scan_seq of the last full scan */
 	unsigned long pids;	/* both words of active PID bits */
+	int filter_pid;		/* the mm line's filter_pid, -1 if it has none */
 };
 
 /*
@@ -615,10 +615,15 @@ static int vma_state(const void *addr, struct vstate *st)
 
 	if (!f)
 		return -ENOENT;
+	st->filter_pid = -1;
 	snprintf(want, sizeof(want), "%lx-", (unsigned long)addr);
 	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "mm scan_seq=%ld", &seq) == 1)
+		if (sscanf(line, "mm scan_seq=%ld", &seq) == 1) {
+			s = strstr(line, " filter_pid=");
+			if (s)
+				st->filter_pid = (int)strtol(s + 12, NULL, 10);
 			continue;
+		}
 		if (strncmp(line, want, strlen(want)))
 			continue;
 		s = strstr(line, " start_seq=");
@@ -657,31 +662,12 @@ static long hot_seqs_seen(const struct dbsim *db)
 }
 
 /*
- * Whether this process's PID filter is the legacy one, which skips a VMA
- * no recent hinting fault of the scanning thread touched (numa_vmas' mm
- * line: filter_pid=1); true where the line does not say.
- */
-static bool pid_filter_skips(void)
-{
-	char line[1024], *s;
-	bool skips = true;
-	FILE *f = fopen("/proc/self/numa_vmas", "r");
-
-	if (!f)
-		return true;
-	if (fgets(line, sizeof(line), f) && (s = strstr(line, " filter_pid=")))
-		skips = s[12] == '1';
-	fclose(f);
-	return skips;
-}
-
-/*
  * The scan sequence at which the legacy PID filter's fallback would scan
  * a hot anonymous VMA again (the earliest prev_seq + threads), or -1
- * without numa_vmas or under another PID filter setting (the numab
- * defaults scan such a VMA promotion-only: there is no stranding to keep
- * for the reader, and a stop would end the run before its regions are
- * back).
+ * without numa_vmas or when the mm line names another PID filter setting
+ * than the legacy skip (filter_pid=1): the numab defaults scan such a VMA
+ * promotion-only, so there is no stranding to keep for the reader, and a
+ * stop would end the run before its regions are back.
  */
 static long hot_horizon(const struct dbsim *db)
 {
@@ -689,12 +675,11 @@ static long hot_horizon(const struct dbsim *db)
 	struct vstate st;
 	int g, m;
 
-	if (!pid_filter_skips())
-		return -1;
-
 	for (g = G_HASH; g <= G_ARENAS; g++)
 		for (m = 0; m < db->g[g].n; m++) {
 			if (vma_state(db->g[g].addr[m], &st))
+				return -1;
+			if (st.filter_pid >= 0 && st.filter_pid != 1)
 				return -1;
 			v = st.prev_seq + db->o.threads;
 			if (h < 0 || v < h)
@@ -877,6 +862,12 @@ static void sleep_until(double when)
 		usleep((useconds_t)(d * 1e6));
 }
 
+/* The sequences that pass in SECONDS at RATE a second, rounded up. */
+static long seqs_in(double rate, double seconds)
+{
+	return (long)(rate * seconds + 0.999);
+}
+
 /*
  * Sequences to keep between a sample and the PID filter's fallback: the
  * next sample comes one interval later and the caller reads the state up
@@ -884,13 +875,13 @@ static void sleep_until(double when)
  * (the mean since the move, or over the last interval) that many sequences
  * can pass before anyone looks, plus HORIZON_MARGIN to spare. The rate is
  * capped by the scan period (one pass per period of the mm, at most two
- * sequences a pass) and varies below that from run to run, 2 to 17
+ * sequences a pass) and varies below that from run to run, 2 to 19
  * sequences a second measured in the testbed: a fixed margin that holds
  * at 7 a second is overrun at 14.
  */
 static long horizon_margin(const struct dbsim *db, double rate)
 {
-	return HORIZON_MARGIN + (long)(rate * (db->o.interval + db->o.read_seconds) + 0.999);
+	return HORIZON_MARGIN + seqs_in(rate, db->o.interval + db->o.read_seconds);
 }
 
 /*
@@ -940,7 +931,7 @@ static void measure(struct dbsim *db, long seq0)
 	 * than the reading time and the spare sequences at the first sample
 	 * that knew the rate, the reader may come too late.
 	 */
-	need = HORIZON_MARGIN + (long)(rate * db->o.read_seconds + 0.999);
+	need = HORIZON_MARGIN + seqs_in(rate, db->o.read_seconds);
 	if (horizon - stop < need)
 		fprintf(stderr, "dbsim: warning: %s: %ld sequences before the fallback, fewer than the %ld that %.1f s of reading (-R) and %d spare need at %.1f a second: the reader may be too late; more threads (-t) put the fallback farther\n",
 			db->o.label, horizon - stop, need, db->o.read_seconds, HORIZON_MARGIN, rate);

@@ -17,11 +17,7 @@
 #  - the file is written whole into a textfile directory.
 # Small regions and short runs: bounded for a TCG guest (well under the
 # unit's timeout).
-n=0 bad=0
-t() { # t NAME STATUS [diagnostic]
-	n=$((n + 1))
-	if [ "$2" = 0 ]; then echo "ok $n $1"; else echo "not ok $n $1"; bad=1; [ -n "$3" ] && echo "# $3"; fi
-}
+. "$(dirname "$0")/tap.sh"
 D=/tmp/export; mkdir -p $D/textfile
 echo "TAP version 13"
 
@@ -35,11 +31,11 @@ args="-P 64 -H 16 -A 2 -B 8 -t 200 -w 4 -T ${EX_SECONDS:-6} -U ${EX_UNTIL:-15} -
 # legacy's state is read after both have finished: numab may take up to
 # -U seconds more (the two warm-ups took 3.2 to 4.0 s in 2 runs
 # measured, so their moves come close together), then the export and two
-# vmas take 6.2 to 9.0 s (4 runs measured); legacy's dbsim stops early enough (-R) that
-# its PID filter's fallback does not scan the hash table before that. At
-# the 17 sequences a second the testbed reached, that is 16 + 17 x 26 =
-# 458 sequences: 600 threads put the fallback far enough (dbsim warns
-# when they do not)
+# vmas take 6.2 to 9.0 s (4 runs measured); legacy's dbsim stops early
+# enough (-R) that its PID filter's fallback does not scan the hash table
+# before that. At the 19 sequences a second the testbed reached, that is
+# 16 + 19 x 26 = 510 sequences: 600 threads leave room for a warm-up of
+# up to 90 (legacy's took 5 to 67 measured; dbsim warns when they do not)
 numabctl run --legacy -- dbsim -l legacy -d $D/legacy.done $args -t 600 -R $((${EX_UNTIL:-15} + 10)) >$D/legacy.out 2>&1 &
 pa=$!
 dbsim -l numab -d $D/numab.done $args >$D/numab.out 2>&1 &

@@ -26,11 +26,7 @@ FO_PROG=${FO_PROG:-filter_oracle}
 NX=${NX:-numabctl}
 FO_DIR=${FO_DIR:-/tmp}
 FO_TRACE=${FO_TRACE:-6}
-n=0 bad=0
-t() { # t NAME STATUS [diagnostic]
-	n=$((n + 1))
-	if [ "$2" = 0 ]; then echo "ok $n $1"; else echo "not ok $n $1"; bad=1; [ -n "$3" ] && echo "# $3"; fi
-}
+. "$(dirname "$0")/tap.sh"
 skip_all() { echo "1..0 # SKIP $1"; exit 0; }
 echo "TAP version 13"
 

@@ -8,11 +8,7 @@
 # (per process) gives the command its own overrides and leaves the sysctls
 # alone. On a kernel without the filter sysctls the filter tests are skipped and
 # status must say that they are missing.
-n=0 bad=0
-t() { # t NAME STATUS [diagnostic]
-	n=$((n + 1))
-	if [ "$2" = 0 ]; then echo "ok $n $1"; else echo "not ok $n $1"; bad=1; [ -n "$3" ] && echo "# $3"; fi
-}
+. "$(dirname "$0")/tap.sh"
 skip() { n=$((n + 1)); echo "ok $n $1 # SKIP $2"; }
 F=/proc/sys/kernel/numa_balancing_filter_
 vals() { echo "$(cat ${F}pid) $(cat ${F}shared_ro) $(cat ${F}scan_delay) $(cat ${F}cpuset) $(cat ${F}shared_folio)"; }

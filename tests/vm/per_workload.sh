@@ -16,11 +16,7 @@
 #    refuses bad values with EINVAL (numabctl: its usage exit code).
 # Prints both workloads' fast-tier shares over time (DBSIM_ROW lines) for
 # the closing note / Documentation.
-n=0 bad=0
-t() { # t NAME STATUS [diagnostic]
-	n=$((n + 1))
-	if [ "$2" = 0 ]; then echo "ok $n $1"; else echo "not ok $n $1"; bad=1; [ -n "$3" ] && echo "# $3"; fi
-}
+. "$(dirname "$0")/tap.sh"
 F=/proc/sys/kernel/numa_balancing_filter_
 vals() { echo "$(cat ${F}pid) $(cat ${F}shared_ro) $(cat ${F}scan_delay) $(cat ${F}cpuset) $(cat ${F}shared_folio)"; }
 D=/tmp/per-workload; mkdir -p $D
