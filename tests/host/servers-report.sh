@@ -95,5 +95,29 @@ t "... and the time to 90% is theirs: at t=20 one sample of half the busy level 
 grep -qE '^\| postgres \|.*\| shared \|([^|]*\|)* 21 s ' "$tmp/out/results.md"
 t "results.md takes the busy level over the whole run (the 40 MiB burst after t=30): 21 s, when two samples add up to 20 MiB" $? "$(grep shared "$tmp/out/results.md")"
 
+# Named slow pages (servers.sh -H): 30 samples; libc's followed page used
+# at every sample, a stack page at every second one, a page of the buffer
+# pool at the first 5 only. Over the last 20 s (samples 11 to 30): libc
+# 64 KiB a second (one followed page stands for 16), the stack 32, the
+# buffer pool none; the run's tables are still those of one run.
+for i in $(seq 0 30); do
+	echo "SRV_SAMPLE label=numab.postgres.move/main t=$i.0 procs=5 seq_max=$i idle=1"
+	echo "SRV_REGION label=numab.postgres.move/main t=$i.0 region=other fast_kb=3000 slow_kb=3000 hot_fast_kb=2048 hot_slow_kb=64"
+	echo "SRV_HOTSLOW label=numab.postgres.move/main t=$i.0 pfn=0x1000 region=other pid=7 comm=postgres map=/usr/lib/x86_64-linux-gnu/libc.so.6 off=0xf7000"
+	[ $((i % 2)) = 0 ] && echo "SRV_HOTSLOW label=numab.postgres.move/main t=$i.0 pfn=0x2000 region=other pid=9 comm=postgres map=[stack] off=0x1e000"
+	[ "$i" -le 5 ] && echo "SRV_HOTSLOW label=numab.postgres.move/main t=$i.0 pfn=0x3000 region=shared pid=7 comm=postgres map=/dev/zero off=0x4000"
+done >"$tmp/guest.out"
+rm -rf "$tmp/out"
+"$rep" "$tmp/out" "$tmp/guest.out" >"$tmp/report.out" 2>&1
+t "named slow pages do not break the report" $? "$tmp/report.out"
+grep -qE '^\| numab.postgres.move \| main \| other \| /usr/lib/x86_64-linux-gnu/libc.so.6 \| 64 \|$' "$tmp/out/results.md"
+t "results.md names libc, used at every sample, at 64 KiB a second over the last 20 s" $? "$(grep -A8 'by mapping' "$tmp/out/results.md")"
+grep -qE '^\| numab.postgres.move \| main \| other \| \[stack\] \| 32 \|$' "$tmp/out/results.md"
+t "... the stack page, used every second sample, at 32" $? "$(grep -A8 'by mapping' "$tmp/out/results.md")"
+! grep -q '/dev/zero' "$tmp/out/results.md"
+t "... and not the buffer pool page, used before the last 20 s only" $? "$(grep -A8 'by mapping' "$tmp/out/results.md")"
+[ "$(grep -c '^| numab.postgres.move | main |' "$tmp/out/results.md")" = 3 ]
+t "the named pages make no run of their own: one throughput row and two mapping rows" $? "$(cat "$tmp/out/results.md")"
+
 echo "1..$n"
 exit $bad

@@ -39,6 +39,13 @@
 #                 -i done, its scale in DIR/numab-scale) instead of making
 #                 one here (scripts/servers makes it on the host)
 #   -l LABEL      label of every output line (default SERVER)
+#   -H            srvsample -H: name each followed page the server used on
+#                 the slow node, every second (SRV_HOTSLOW lines)
+#   -N            no numabctl trace of the busiest process: the tracer runs
+#                 for the whole run and uses library pages of its own that
+#                 the server maps too (libc), which count as used in the
+#                 server's "other" region and stay on the slow node (the
+#                 tracer uses too little CPU time for its own scans)
 #
 # PostgreSQL: pgbench -S (select-only) with -c connections. Redis: 90% GET
 # and 10% SET by two redis-benchmark processes over the loaded keys, and a
@@ -57,8 +64,8 @@
 # bounded, and the servers are stopped on every exit.
 set -u
 
-mode=move filters=none seconds=60 size=320 conns= side=0 label= warm=20 template=
-while getopts "m:F:T:s:c:l:w:t:2" o; do
+mode=move filters=none seconds=60 size=320 conns= side=0 label= warm=20 template= hotslow= notrace=
+while getopts "m:F:T:s:c:l:w:t:2HN" o; do
 	case "$o" in
 	t) template=$OPTARG ;;
 	m) mode=$OPTARG ;;
@@ -69,6 +76,8 @@ while getopts "m:F:T:s:c:l:w:t:2" o; do
 	l) label=$OPTARG ;;
 	w) warm=$OPTARG ;;
 	2) side=1 ;;
+	H) hotslow=-H ;;
+	N) notrace=1 ;;
 	*) echo "SRV_FAIL label=? usage"; exit 1 ;;
 	esac
 done
@@ -441,14 +450,15 @@ event "$what in $(awk -v a="$mv0" -v b="$t0" 'BEGIN { printf "%.1f", b - a }') s
 samplers=
 for i in $instances; do
 	# ahead of the server's processes, so that samples come every second
-	nice -n -20 srvsample -l "$label/$i" -r "$(main_pid_$server "$i")" -P -i 1 >$D/samples-$i.txt 2>&1 &
+	nice -n -20 srvsample -l "$label/$i" -r "$(main_pid_$server "$i")" -P $hotslow -i 1 >$D/samples-$i.txt 2>&1 &
 	samplers="$samplers $!"
 done
 # what the scanner did with each VMA of one process over the whole run
 # (sched_skip_vma_numa): the server's busiest process, the main one or
 # the child that used the most CPU before the move
 tracer= traced=
-if [ -e /sys/kernel/tracing/events/sched/sched_skip_vma_numa ] || [ -e /sys/kernel/debug/tracing/events/sched/sched_skip_vma_numa ]; then
+if [ -z "$notrace" ] && { [ -e /sys/kernel/tracing/events/sched/sched_skip_vma_numa ] ||
+	[ -e /sys/kernel/debug/tracing/events/sched/sched_skip_vma_numa ]; }; then
 	i=${instances%% *}
 	main=$(main_pid_$server "$i")
 	traced=$(ps -o pid=,time= --ppid "$main" -p "$main" --sort=-time 2>/dev/null | awk 'NR == 1 { print $1 }')

@@ -4,7 +4,7 @@
  * uses is, every second, for the real-server scenarios (tests/vm/servers.sh).
  *
  *   srvsample -l LABEL (-c COMM[,COMM...] | -r PID) [-i SEC] [-d SEC]
- *             [-s STOPFILE] [-P] [-1]
+ *             [-s STOPFILE] [-P] [-H] [-1]
  *
  * Every -i seconds (default 1) until -d seconds (default: until STOPFILE
  * exists or SIGTERM), for every process whose /proc/PID/comm starts with
@@ -46,6 +46,11 @@
  *     /proc/PID/sched, CONFIG_SCHED_DEBUG; -1 without), which paces the
  *     scan of a single-threaded process such as a PostgreSQL backend; the
  *     pages this process maps, shared ones counted in each)
+ *   SRV_HOTSLOW label t pfn region pid comm map off (with -H and idle
+ *     tracking: each followed page used since the previous sample that is
+ *     on a slow node, with one process that maps it (the first one
+ *     walked), the name of that mapping in /proc/PID/maps and the page's
+ *     offset in its file, or in the mapping when it has no file)
  * -1: one sample and exit. Exit status 0; 1 on bad usage or when
  * /proc/PID/pagemap gives no page frame numbers (not root).
  */
@@ -65,6 +70,7 @@
 #define PM_PRESENT	(1ULL << 63)
 #define PM_PFN_MASK	((1ULL << 55) - 1)
 #define IDLE_BITMAP	"/sys/kernel/mm/page_idle/bitmap"
+#define IDLE_EVERY	16	/* idle tracking follows one page in 16 */
 
 enum region { R_SHARED, R_TEXT, R_HEAP, R_OTHER, NREGION };
 static const char *const region_name[NREGION] = { "shared", "text", "heap", "other" };
@@ -78,6 +84,13 @@ static uint64_t *seen;			/* PFNs mapped by the server this sample */
 static uint64_t *idle;			/* the idle bitmap read this sample */
 static unsigned char *pfn_region;	/* region + 1 of a seen PFN */
 static int idle_fd = -1, have_idle;
+
+/* -H: one process and address of each followed page, by PFN / IDLE_EVERY */
+struct owner {
+	pid_t pid;
+	unsigned long va;
+};
+static struct owner *owner;
 
 static void on_term(int sig)
 {
@@ -277,6 +290,10 @@ static long sample_pid(pid_t pid, long long kb[NREGION][MAX_NODES], long *nopfn)
 				if (!(seen[pfn / 64] & (1ULL << (pfn % 64)))) {
 					seen[pfn / 64] |= 1ULL << (pfn % 64);
 					pfn_region[pfn] = m[i].region + 1;
+					if (owner && !(pfn % IDLE_EVERY)) {
+						owner[pfn / IDLE_EVERY].pid = pid;
+						owner[pfn / IDLE_EVERY].va = va + k * psz;
+					}
 				}
 			}
 			va += (unsigned long)got / 8 * psz;
@@ -340,7 +357,6 @@ static int comm_matches(pid_t pid, char **comms, int ncomms, pid_t root,
  * page frame number (which says nothing of the region or the node), and
  * the hot figures are scaled up by IDLE_EVERY.
  */
-#define IDLE_EVERY	16
 #define IDLE_MASK	0x0001000100010001ULL	/* bits 0, 16, 32, 48 of a word */
 
 /*
@@ -392,9 +408,94 @@ static void read_counters(long long *v)
 		v[i] = nt_vmstat(counters[i]);
 }
 
+/* -H: the followed pages used on a slow node in this sample */
+struct hotslow {
+	unsigned long pfn;
+	int region;
+};
+static struct hotslow *hs;
+static size_t nhs, hs_cap;
+
+static void hs_add(unsigned long pfn, int region)
+{
+	if (nhs == hs_cap) {
+		size_t cap = hs_cap ? 2 * hs_cap : 256;
+		struct hotslow *n = realloc(hs, cap * sizeof(*hs));
+
+		if (!n)
+			return;	/* named pages are a diagnostic: drop the rest */
+		hs = n;
+		hs_cap = cap;
+	}
+	hs[nhs].pfn = pfn;
+	hs[nhs].region = region;
+	nhs++;
+}
+
+static int hs_cmp(const void *a, const void *b)
+{
+	const struct owner *x = &owner[((const struct hotslow *)a)->pfn / IDLE_EVERY];
+	const struct owner *y = &owner[((const struct hotslow *)b)->pfn / IDLE_EVERY];
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->va < y->va ? -1 : x->va > y->va;
+}
+
+/*
+ * -H: name the pages of hs[]: for each, the mapping of its owner that
+ * holds its address in /proc/PID/maps, and the page's offset in the file
+ * (in the mapping when it has no file). One read of maps per owner: the
+ * pages are sorted by owner and address.
+ */
+static void print_hotslow(const char *label, double t)
+{
+	size_t i = 0;
+
+	qsort(hs, nhs, sizeof(*hs), hs_cmp);
+	while (i < nhs) {
+		const struct owner *o = &owner[hs[i].pfn / IDLE_EVERY];
+		pid_t pid = o->pid;
+		char path[64], line[4096] = "", comm[64] = "?";
+		unsigned long start = 0, end = 0, foff = 0, ino = 0;
+		int pos = 0;
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+		if (nt_read(path, comm, sizeof(comm)) > 0)
+			comm[strcspn(comm, "\n")] = '\0';
+		snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+		f = fopen(path, "re");
+		for (; i < nhs && (o = &owner[hs[i].pfn / IDLE_EVERY])->pid == pid; i++) {
+			const char *name = "?";
+			unsigned long off = 0;
+
+			/* the maps line holding o->va: lines and pages both ascend */
+			while (f && o->va >= end && fgets(line, sizeof(line), f)) {
+				char perms[8], dev[16];
+
+				pos = 0;
+				if (sscanf(line, "%lx-%lx %7s %lx %15s %lu %n", &start, &end,
+					   perms, &foff, dev, &ino, &pos) < 6)
+					start = end = 0;
+				line[strcspn(line, "\n")] = '\0';
+			}
+			if (o->va >= start && o->va < end) {
+				name = line[pos] ? line + pos : "anon";
+				off = (ino ? foff : 0) + (o->va - start);
+			}
+			printf("SRV_HOTSLOW label=%s t=%.1f pfn=%#lx region=%s pid=%d comm=%s map=%s off=%#lx\n",
+			       label, t, hs[i].pfn, region_name[hs[i].region], pid, comm, name, off);
+		}
+		if (f)
+			fclose(f);
+	}
+	nhs = 0;
+}
+
 static void usage(void)
 {
-	fprintf(stderr, "usage: srvsample -l LABEL (-c COMM[,COMM...] | -r PID) [-i SEC] [-d SEC] [-s STOPFILE] [-P] [-1]\n");
+	fprintf(stderr, "usage: srvsample -l LABEL (-c COMM[,COMM...] | -r PID) [-i SEC] [-d SEC] [-s STOPFILE] [-P] [-H] [-1]\n");
 	exit(1);
 }
 
@@ -404,10 +505,10 @@ int main(int argc, char **argv)
 	double interval = 1, duration = 0, t0, next;
 	char *comms[MAX_COMMS], *list = NULL;
 	long long c0[NCOUNTERS], c1[NCOUNTERS];
-	int ncomms = 0, per_proc = 0, once = 0, opt, nsample = 0;
+	int ncomms = 0, per_proc = 0, once = 0, hotslow = 0, opt, nsample = 0;
 	pid_t root = 0;
 
-	while ((opt = getopt(argc, argv, "l:c:r:i:d:s:P1")) != -1) {
+	while ((opt = getopt(argc, argv, "l:c:r:i:d:s:PH1")) != -1) {
 		switch (opt) {
 		case 'l': label = optarg; break;
 		case 'c': list = optarg; break;
@@ -416,6 +517,7 @@ int main(int argc, char **argv)
 		case 'd': duration = atof(optarg); break;
 		case 's': stopfile = optarg; break;
 		case 'P': per_proc = 1; break;
+		case 'H': hotslow = 1; break;
 		case '1': once = 1; break;
 		default: usage();
 		}
@@ -434,6 +536,8 @@ int main(int argc, char **argv)
 	}
 	idle_fd = open(IDLE_BITMAP, O_RDWR | O_CLOEXEC);
 	have_idle = idle_fd >= 0;
+	if (hotslow && have_idle)
+		owner = calloc(max_pfn / IDLE_EVERY + 1, sizeof(*owner));
 	read_counters(c0);
 	t0 = nt_now();
 	next = t0;
@@ -511,8 +615,11 @@ int main(int argc, char **argv)
 				f = node_fast[node] ? 0 : 1;
 				tot[r][f]++;
 				if (have_idle && nsample && (IDLE_MASK & (1ULL << b)) &&
-				    !(idle[w] & (1ULL << b)))
+				    !(idle[w] & (1ULL << b))) {
 					hot[r][f] += IDLE_EVERY;
+					if (owner && f)
+						hs_add(pfn, r);
+				}
 			}
 		}
 		if (have_idle)
@@ -535,6 +642,8 @@ int main(int argc, char **argv)
 				       hot[r][1] * kb_page);
 			printf("\n");
 		}
+		if (nhs)
+			print_hotslow(label, t);
 		fflush(stdout);
 		nsample++;
 		if (once || (duration > 0 && t >= duration) ||
