@@ -41,6 +41,12 @@
 #   -l LABEL      label of every output line (default SERVER)
 #   -H            srvsample -H: name each followed page the server used on
 #                 the slow node, every second (SRV_HOTSLOW lines)
+#   -S            Redis: BGSAVE by the server's own schedule (save 3 1:
+#                 one once 3 s have passed since the last and a key
+#                 changed) instead of redis-cli bgsave every 3 s: no
+#                 program is started during the run (a new process maps
+#                 the server's libraries, and what it uses of them counts
+#                 as used in the server's "other" region)
 #   -N            no numabctl trace of the busiest process: the tracer runs
 #                 for the whole run and uses library pages of its own that
 #                 the server maps too (libc), which count as used in the
@@ -64,8 +70,8 @@
 # bounded, and the servers are stopped on every exit.
 set -u
 
-mode=move filters=none seconds=60 size=320 conns= side=0 label= warm=20 template= hotslow= notrace=
-while getopts "m:F:T:s:c:l:w:t:2HN" o; do
+mode=move filters=none seconds=60 size=320 conns= side=0 label= warm=20 template= hotslow= notrace= selfsave=
+while getopts "m:F:T:s:c:l:w:t:2HNS" o; do
 	case "$o" in
 	t) template=$OPTARG ;;
 	m) mode=$OPTARG ;;
@@ -78,6 +84,7 @@ while getopts "m:F:T:s:c:l:w:t:2HN" o; do
 	2) side=1 ;;
 	H) hotslow=-H ;;
 	N) notrace=1 ;;
+	S) selfsave=1 ;;
 	*) echo "SRV_FAIL label=? usage"; exit 1 ;;
 	esac
 done
@@ -281,6 +288,12 @@ client_redis() {
 	stdbuf -oL redis-benchmark -p "$p" -c 2 -n 1000000000 -r "$keys" \
 		SET key:__rand_int__ "$(printf "%0512d" 0)" >"$D/client-$1-run-set.out" 2>&1 &
 	s=$!
+	if [ -n "$selfsave" ]; then
+		redis-cli -p "$p" config set save "3 1" >/dev/null ||
+			fail "redis $1: config set save"
+		until_stopped "$1" "$2" $g $s
+		return
+	fi
 	(
 		saves=0
 		while [ ! -e "$D/stop-$1" ]; do
