@@ -12,7 +12,10 @@
 # that of a buffer pool do not decide its time to 90%, and a check takes
 # that percentile only from the samples up to its bound. The rule tells a
 # stall from busy seconds by volume alone: a stalled second that touched
-# more than half of a busy one still counts.
+# more than half of a busy one still counts. With servers.sh -H, the pages
+# used on the slow tier are named: results.md gives, per run, their
+# mappings over the last 20 s in KiB a second, a name with spaces whole,
+# over the seconds the samples cover.
 . "$(dirname "$0")/../../scripts/lib.sh"
 rep=$NUMAB_ROOT/scripts/servers-report
 tmp=$(mktemp -d)
@@ -95,29 +98,43 @@ t "... and the time to 90% is theirs: at t=20 one sample of half the busy level 
 grep -qE '^\| postgres \|.*\| shared \|([^|]*\|)* 21 s ' "$tmp/out/results.md"
 t "results.md takes the busy level over the whole run (the 40 MiB burst after t=30): 21 s, when two samples add up to 20 MiB" $? "$(grep shared "$tmp/out/results.md")"
 
-# Named slow pages (servers.sh -H): 30 samples; libc's followed page used
-# at every sample, a stack page at every second one, a page of the buffer
-# pool at the first 5 only. Over the last 20 s (samples 11 to 30): libc
-# 64 KiB a second (one followed page stands for 16), the stack 32, the
-# buffer pool none; the run's tables are still those of one run.
+# Named slow pages (servers.sh -H): 31 samples a second apart (t=0..30);
+# libc's followed page used at every sample, a stack page at every second
+# one, a page of a SysV segment at the first 6 only, and one of the buffer
+# pool, whose mapping's name holds a space, at the last. Over the last
+# 20 s (the samples from t=11, counting from t=10): libc 64 KiB a second
+# (one followed page stands for 16), the stack 32, the buffer pool 3, the
+# SysV page none. A second run takes no sample from t=5 to t=25: its page
+# used at t=25 is 64 KiB over those 20 s, 3 a second, not 64.
 for i in $(seq 0 30); do
 	echo "SRV_SAMPLE label=numab.postgres.move/main t=$i.0 procs=5 seq_max=$i idle=1"
 	echo "SRV_REGION label=numab.postgres.move/main t=$i.0 region=other fast_kb=3000 slow_kb=3000 hot_fast_kb=2048 hot_slow_kb=64"
-	echo "SRV_HOTSLOW label=numab.postgres.move/main t=$i.0 pfn=0x1000 region=other pid=7 comm=postgres map=/usr/lib/x86_64-linux-gnu/libc.so.6 off=0xf7000"
-	[ $((i % 2)) = 0 ] && echo "SRV_HOTSLOW label=numab.postgres.move/main t=$i.0 pfn=0x2000 region=other pid=9 comm=postgres map=[stack] off=0x1e000"
-	[ "$i" -le 5 ] && echo "SRV_HOTSLOW label=numab.postgres.move/main t=$i.0 pfn=0x3000 region=shared pid=7 comm=postgres map=/dev/zero off=0x4000"
+	echo "SRV_HOTSLOW label=numab.postgres.move/main t=$i.0 pfn=0x1000 region=other pid=7 comm=postgres off=0xf7000 map=/usr/lib/x86_64-linux-gnu/libc.so.6"
+	[ $((i % 2)) = 0 ] && echo "SRV_HOTSLOW label=numab.postgres.move/main t=$i.0 pfn=0x2000 region=other pid=9 comm=postgres off=0x1e000 map=[stack]"
+	[ "$i" -le 5 ] && echo "SRV_HOTSLOW label=numab.postgres.move/main t=$i.0 pfn=0x3000 region=shared pid=7 comm=postgres off=0x4000 map=/SYSV00000000 (deleted)"
+	[ "$i" = 30 ] && echo "SRV_HOTSLOW label=numab.postgres.move/main t=$i.0 pfn=0x4000 region=shared pid=7 comm=postgres off=0x5000 map=/dev/zero (deleted)"
 done >"$tmp/guest.out"
+for i in 0 1 2 3 4 5 25; do
+	echo "SRV_SAMPLE label=numab.redis.move/main t=$i.0 procs=1 seq_max=$i idle=1"
+	echo "SRV_REGION label=numab.redis.move/main t=$i.0 region=heap fast_kb=3000 slow_kb=3000 hot_fast_kb=2048 hot_slow_kb=64"
+	[ "$i" = 25 ] && echo "SRV_HOTSLOW label=numab.redis.move/main t=$i.0 pfn=0x5000 region=heap pid=3 comm=redis-server off=0x0 map=anon"
+done >>"$tmp/guest.out"
 rm -rf "$tmp/out"
 "$rep" "$tmp/out" "$tmp/guest.out" >"$tmp/report.out" 2>&1
 t "named slow pages do not break the report" $? "$tmp/report.out"
+named=$(grep -A12 'by mapping' "$tmp/out/results.md")
 grep -qE '^\| numab.postgres.move \| main \| other \| /usr/lib/x86_64-linux-gnu/libc.so.6 \| 64 \|$' "$tmp/out/results.md"
-t "results.md names libc, used at every sample, at 64 KiB a second over the last 20 s" $? "$(grep -A8 'by mapping' "$tmp/out/results.md")"
+t "results.md names libc, used at every sample, at 64 KiB a second over the last 20 s" $? "$named"
 grep -qE '^\| numab.postgres.move \| main \| other \| \[stack\] \| 32 \|$' "$tmp/out/results.md"
-t "... the stack page, used every second sample, at 32" $? "$(grep -A8 'by mapping' "$tmp/out/results.md")"
-! grep -q '/dev/zero' "$tmp/out/results.md"
-t "... and not the buffer pool page, used before the last 20 s only" $? "$(grep -A8 'by mapping' "$tmp/out/results.md")"
-[ "$(grep -c '^| numab.postgres.move | main |' "$tmp/out/results.md")" = 3 ]
-t "the named pages make no run of their own: one throughput row and two mapping rows" $? "$(cat "$tmp/out/results.md")"
+t "... the stack page, used every second sample, at 32" $? "$named"
+grep -qE '^\| numab.postgres.move \| main \| shared \| /dev/zero \(deleted\) \| 3 \|$' "$tmp/out/results.md"
+t "... the buffer pool by its whole name, spaces and all, at 3" $? "$named"
+! grep -q 'SYSV' "$tmp/out/results.md"
+t "... and not the page used before the last 20 s only" $? "$named"
+grep -qE '^\| numab.redis.move \| main \| heap \| anon \| 3 \|$' "$tmp/out/results.md"
+t "a page named after 20 s without a sample counts over those 20 s (3 KiB a second, not 64)" $? "$named"
+[ "$(grep -c '^| numab.postgres.move | main |' "$tmp/out/results.md")" = 4 ]
+t "the named pages make no run of their own: one throughput row and three mapping rows" $? "$(cat "$tmp/out/results.md")"
 
 echo "1..$n"
 exit $bad

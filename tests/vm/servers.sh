@@ -41,9 +41,9 @@
 #   -l LABEL      label of every output line (default SERVER)
 #   -H            srvsample -H: name each followed page the server used on
 #                 the slow node, every second (SRV_HOTSLOW lines)
-#   -S            Redis: BGSAVE by the server's own schedule (save 3 1:
-#                 one once 3 s have passed since the last and a key
-#                 changed) instead of redis-cli bgsave every 3 s: no
+#   -S            Redis: BGSAVE by the server's own schedule (started with
+#                 --save "3 1": one once 3 s have passed since the last and
+#                 a key changed) instead of redis-cli bgsave every 3 s: no
 #                 program is started during the run (a new process maps
 #                 the server's libraries, and what it uses of them counts
 #                 as used in the server's "other" region)
@@ -91,6 +91,10 @@ done
 shift $((OPTIND - 1))
 server=${1:-}
 label=${label:-$server}
+if [ -n "$selfsave" ] && [ "$server" != redis ]; then
+	echo "SRV_FAIL label=$label -S is Redis's save schedule: not for ${server:-no server}"
+	exit 1
+fi
 D=/tmp/srv
 rm -rf $D
 mkdir -p $D
@@ -265,7 +269,7 @@ start_redis() { # start_redis INSTANCE [PREFIX...]
 	mkdir -p "$D/redis-$inst"
 	"$@" redis-server --port "$p" --bind 127.0.0.1 --daemonize yes \
 		--pidfile "$D/redis-$inst.pid" --logfile "$D/redis-$inst.log" \
-		--dir "$D/redis-$inst" --save "" --appendonly no \
+		--dir "$D/redis-$inst" --save "${selfsave:+3 1}" --appendonly no \
 		--io-threads "${conns:-1}" --io-threads-do-reads yes ||
 		fail "redis $inst did not start"
 	wait_for 60 redis-cli -p "$p" ping || fail "redis $inst does not answer"
@@ -289,8 +293,6 @@ client_redis() {
 		SET key:__rand_int__ "$(printf "%0512d" 0)" >"$D/client-$1-run-set.out" 2>&1 &
 	s=$!
 	if [ -n "$selfsave" ]; then
-		redis-cli -p "$p" config set save "3 1" >/dev/null ||
-			fail "redis $1: config set save"
 		until_stopped "$1" "$2" $g $s
 		return
 	fi
@@ -317,7 +319,7 @@ result_redis() {
 	hits=$(echo "$st" | sed -n 's/^keyspace_hits://p')
 	misses=$(echo "$st" | sed -n 's/^keyspace_misses://p')
 	forks=$(echo "$st" | sed -n 's/^total_forks://p')
-	echo "SRV_RESULT label=$label instance=$1 hits=$hits misses=$misses forks=$forks bgsave_requests=$(cat "$D/client-$1-run.saves" 2>/dev/null)"
+	echo "SRV_RESULT label=$label instance=$1 hits=$hits misses=$misses forks=$forks bgsave_requests=$(cat "$D/client-$1-run.saves" 2>/dev/null || echo 0)"
 	[ "${hits:-0}" -gt 0 ] && [ "${misses:-1}" -le $((hits / 100)) ]
 }
 

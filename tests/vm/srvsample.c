@@ -46,11 +46,12 @@
  *     /proc/PID/sched, CONFIG_SCHED_DEBUG; -1 without), which paces the
  *     scan of a single-threaded process such as a PostgreSQL backend; the
  *     pages this process maps, shared ones counted in each)
- *   SRV_HOTSLOW label t pfn region pid comm map off (with -H and idle
+ *   SRV_HOTSLOW label t pfn region pid comm off map (with -H and idle
  *     tracking: each followed page used since the previous sample that is
  *     on a slow node, with one process that maps it (the first one
- *     walked), the name of that mapping in /proc/PID/maps and the page's
- *     offset in its file, or in the mapping when it has no file)
+ *     walked), the page's offset in its file (in the mapping when it has
+ *     no file) and, last since it may hold spaces, the name of that
+ *     mapping in /proc/PID/maps; "?" when that process exited meanwhile)
  * -1: one sample and exit. Exit status 0; 1 on bad usage or when
  * /proc/PID/pagemap gives no page frame numbers (not root).
  */
@@ -484,8 +485,8 @@ static void print_hotslow(const char *label, double t)
 				name = line[pos] ? line + pos : "anon";
 				off = (ino ? foff : 0) + (o->va - start);
 			}
-			printf("SRV_HOTSLOW label=%s t=%.1f pfn=%#lx region=%s pid=%d comm=%s map=%s off=%#lx\n",
-			       label, t, hs[i].pfn, region_name[hs[i].region], pid, comm, name, off);
+			printf("SRV_HOTSLOW label=%s t=%.1f pfn=0x%lx region=%s pid=%d comm=%s off=0x%lx map=%s\n",
+			       label, t, hs[i].pfn, region_name[hs[i].region], pid, comm, off, name);
 		}
 		if (f)
 			fclose(f);
@@ -538,6 +539,9 @@ int main(int argc, char **argv)
 	have_idle = idle_fd >= 0;
 	if (hotslow && have_idle)
 		owner = calloc(max_pfn / IDLE_EVERY + 1, sizeof(*owner));
+	if (hotslow && !owner)
+		fprintf(stderr, "srvsample: -H names no page: %s\n",
+			have_idle ? "out of memory" : "no idle page tracking (" IDLE_BITMAP ")");
 	read_counters(c0);
 	t0 = nt_now();
 	next = t0;
