@@ -48,14 +48,38 @@ static unsigned int pid_bit(uint32_t pid)
 	return (uint32_t)(pid * 0x61C88647u) >> (32 - 6);
 }
 
+/* utime + stime of /proc/@pid/task/@tid/stat in ms, -1 unreadable */
+static long task_cpu_ms(pid_t pid, unsigned long tid)
+{
+	char path[4096], buf[1024], *p;
+	unsigned long long ut, st;
+	long hz = sysconf(_SC_CLK_TCK);
+
+	nx_path(path, sizeof(path), "/proc/%d/task/%lu/stat", (int)pid, tid);
+	if (hz <= 0 || nx_read_str(path, buf, sizeof(buf)))
+		return -1;
+	/*
+	 * past the comm, which may hold spaces and parentheses, to the space
+	 * before field 14 (utime); field 15 is stime
+	 */
+	p = strrchr(buf, ')');
+	for (int f = 3; p && f <= 14; f++)
+		p = strchr(p + 1, ' ');
+	if (!p || sscanf(p, " %llu %llu", &ut, &st) != 2)
+		return -1;
+	return (long)((ut + st) * 1000 / (unsigned long long)hz);
+}
+
 void nx_threads_load(pid_t pid, struct nx_threads *t)
 {
 	char path[4096], buf[8192], *p;
 	struct dirent *d;
 	DIR *dir;
+	long ms;
 
 	memset(t, 0, sizeof(*t));
 	t->nr = -1;
+	t->cpu_ms_max = -1;
 	nx_path(path, sizeof(path), "/proc/%d/status", (int)pid);
 	if (!nx_read_str(path, buf, sizeof(buf)) && (p = strstr(buf, "\nThreads:")))
 		t->nr = strtol(p + 9, NULL, 10);
@@ -71,6 +95,9 @@ void nx_threads_load(pid_t pid, struct nx_threads *t)
 			continue;
 		t->hash_bits |= 1ull << pid_bit((uint32_t)tid);
 		t->listed++;
+		ms = task_cpu_ms(pid, tid);
+		if (ms > t->cpu_ms_max)
+			t->cpu_ms_max = ms;
 	}
 	closedir(dir);
 }
@@ -175,6 +202,7 @@ void nx_release_predict(struct nx_vmlist *l)
 	if (l->nr_threads > 0)
 		t.nr = l->nr_threads;
 	l->nr_threads = t.nr;
+	l->cpu_ms_max = t.cpu_ms_max;
 	for (size_t i = 0; i < l->n; i++) {
 		struct nx_vma *v = &l->v[i];
 

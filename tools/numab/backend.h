@@ -128,6 +128,12 @@ struct nx_threads {
 	long nr;		/* Threads: of /proc/<pid>/status, -1 unknown */
 	uint64_t hash_bits;	/* hash_32(tid, 6) bits of the threads listed */
 	long listed;		/* threads listed in /proc/<pid>/task */
+	/*
+	 * the CPU time of its busiest thread in ms (utime + stime of
+	 * /proc/<pid>/task/<tid>/stat), -1 unknown: a task's first scan
+	 * waits for scan_delay_ms of its own CPU time
+	 */
+	long cpu_ms_max;
 };
 void nx_threads_load(pid_t pid, struct nx_threads *t);
 /*

@@ -360,7 +360,26 @@ static const char *judge(const struct nx_vma *v, const struct nx_vmlist *l,
 	if (strcmp(n->state, "ok")) {
 		bool old = (l->mm.have & MM_HAVE_SEQ) && l->mm.scan_seq >= stale;
 
-		WHY("never scanned (state=%s)", n->state);
+		/*
+		 * No pass has begun in this mm: a task_numa_work() would have
+		 * moved scan_offset on, or completed a sequence. A task scans
+		 * once it has run scan_delay_ms of CPU time of its own
+		 * (task_tick_numa()): an idle process never does, and what only
+		 * it uses stays where it is.
+		 */
+		if ((l->mm.have & MM_HAVE_SEQ) && !l->mm.scan_seq &&
+		    (l->mm.have & MM_HAVE_OFFSET) && !l->mm.scan_offset) {
+			char cpu[64] = "";
+
+			if (l->cpu_ms_max >= 0)
+				snprintf(cpu, sizeof(cpu), "; its busiest thread has run %ld ms",
+					 l->cpu_ms_max);
+			WHY("never scanned (state=%s): the process has not begun a scan "
+			    "(scan_seq=0), which a task does once it has run scan_delay_ms "
+			    "of CPU time of its own%s", n->state, cpu);
+		} else {
+			WHY("never scanned (state=%s)", n->state);
+		}
 		return slow && old ? "stranded" : "unscanned";
 	}
 	seqs = (n->have & NV_HAVE_PREV_SEQ) ? nx_seqs_since(l->mm.scan_seq, n->prev_seq) : 0;
@@ -548,7 +567,9 @@ static const struct {
 	{ "stranded", NULL, "a filter this numabctl does not know skips it: `numabctl filter` "
 	  "lists the filters, `numabctl trace PID` (root) records the skip reasons" },
 	{ "unscanned", NULL, "not visited by the scanner yet (state=none) and the process has "
-	  "run fewer than --stale scan sequences: not stranded yet; look again later" },
+	  "run fewer than --stale scan sequences: not stranded yet; look again later. A "
+	  "process that has not begun a scan (WHY says so) scans once one of its threads "
+	  "has run scan_delay_ms of CPU time: an idle one never does" },
 	{ "unknown", "uncertain", "shmem whose filter depends on this kernel's vma_policy_mof(): "
 	  "`numabctl trace PID` as root, once per boot, learns which" },
 	{ "unknown", NULL, "no scan state (no /proc/PID/numa_vmas, no BPF backend): whether the "

@@ -50,6 +50,17 @@ nx "$P" vmas --sort bogus 4242
 t "vmas --sort bogus: exit 1" rc 1
 nx "$P" vmas -b -r -n -o START,SIZE,SLOW 4242
 t "vmas -b: sizes in bytes" has "7f3a40000000 134217728 134217728"
+# a process that has not begun a scan: WHY says what it waits for, with
+# the CPU time of its busiest thread (task/TID/stat: 250 and 320 ms)
+I=$FIX/idle
+nx "$I" vmas -n -o START,VERDICT,WHY 4242
+t "vmas, no scan begun: unscanned, WHY names the scan delay in CPU time and the busiest thread's 320 ms" eval 'rc 0 && has "^55d0c2000000 *unscanned *never scanned (state=none): the process has not begun a scan (scan_seq=0), which a task does once it has run scan_delay_ms of CPU time of its own; its busiest thread has run 320 ms$"'
+cp -a "$I" "$TMP/idle-nostat"
+rm "$TMP"/idle-nostat/proc/4242/task/*/stat
+nx "$TMP/idle-nostat" vmas -n -o START,VERDICT,WHY 4242
+t "... without the threads' stat files: the same WHY without a CPU time" eval 'rc 0 && has "^55d0c2000000 *unscanned *never scanned .* of CPU time of its own$"'
+nx "$P" vmas -n -o START,VERDICT,WHY 4242
+t "... not where the process has scanned (scan_seq=412): a VMA without state is just never scanned" eval 'rc 0 && has "^7f3a50000000 *unscanned *never scanned (state=none)$"'
 nx "$U" vmas 4242
 t "vmas unpatched: residency shown, one line says why verdict unknown" eval 'rc 0 && golden vmas-unpatched.txt && lines 1 err && has "no .*numa_vmas" err'
 nx "$N" vmas 4242 -r -n -o START,FAST,VERDICT
