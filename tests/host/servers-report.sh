@@ -133,6 +133,10 @@ t "... the buffer pool by its whole name, spaces and all, at 3" $? "$named"
 t "... and not the page used before the last 20 s only" $? "$named"
 grep -qE '^\| numab.redis.move \| main \| heap \| anon \| 3 \|$' "$tmp/out/results.md"
 t "a page named after 20 s without a sample counts over those 20 s (3 KiB a second, not 64)" $? "$named"
+"$rep" --show --check "numab.postgres.move:other>=0.9@30" "$tmp/out" "$tmp/guest.out" >"$tmp/show.out" 2>&1
+t "--show with --check on named pages: the check is judged (the other region, 97% fast)" $? "$tmp/show.out"
+grep -q "^# show: numab.postgres.move/main used on the slow tier, last 20 s: other /usr/lib/x86_64-linux-gnu/libc.so.6 64 KiB/s, other \[stack\] 32 KiB/s, shared /dev/zero (deleted) 3 KiB/s$" "$tmp/show.out"
+t "... and --show gives the three largest named mappings" $? "$tmp/show.out"
 [ "$(grep -c '^| numab.postgres.move | main |' "$tmp/out/results.md")" = 4 ]
 t "the named pages make no run of their own: one throughput row and three mapping rows" $? "$(cat "$tmp/out/results.md")"
 
