@@ -21,7 +21,8 @@
 # two of them with perf recording in the guest) the buffer pool reached
 # 90% after 12, 12, 12, 14, 16, 17, 20, 20, 20, 23, 24, 25 and 30 s, all
 # the used memory after 9, 10, 12, 12, 12, 12, 15, 16, 16, 16, 18, 19 and
-# 22 s: 60 s is twice the slowest. A run that starts within about a
+# 22 s: 60 s is twice the slowest; three unit runs since took 16, 15 and
+# 31 s for both. A run that starts within about a
 # minute of boot can stall: pgbench completed under 100 transactions in 4
 # to 14 of the seconds from 3 to 35 s after the move in 10 of 13 such
 # runs (0 or 1 in the other 3), 0 to 2 in the 6 later ones counted ("The
