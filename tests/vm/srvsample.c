@@ -173,6 +173,25 @@ struct mapping {
 	enum region region;
 };
 
+/*
+ * One line of /proc/PID/maps: its range, permissions, file offset and
+ * inode, and in *NAME the name (empty for anonymous memory, newline cut).
+ * Returns 0, or -1 for a line that is not one.
+ */
+static int maps_line(char *line, unsigned long *start, unsigned long *end,
+		     char perms[8], unsigned long *off, unsigned long *ino, char **name)
+{
+	char dev[16];
+	int pos = 0;
+
+	if (sscanf(line, "%lx-%lx %7s %lx %15s %lu %n", start, end, perms, off,
+		   dev, ino, &pos) < 6)
+		return -1;
+	*name = line + pos;
+	(*name)[strcspn(*name, "\n")] = '\0';
+	return 0;
+}
+
 /* the regions of PID's mappings from /proc/PID/maps */
 static int read_maps(pid_t pid, const char *exe, struct mapping **out, int *n)
 {
@@ -187,16 +206,12 @@ static int read_maps(pid_t pid, const char *exe, struct mapping **out, int *n)
 		return -1;
 	while (fgets(line, sizeof(line), f)) {
 		unsigned long start, end, off, ino;
-		char perms[8], dev[16];
-		int pos = 0;
+		char perms[8];
 		char *name;
 		enum region r;
 
-		if (sscanf(line, "%lx-%lx %7s %lx %15s %lu %n", &start, &end,
-			   perms, &off, dev, &ino, &pos) < 6)
+		if (maps_line(line, &start, &end, perms, &off, &ino, &name))
 			continue;
-		name = line + pos;
-		name[strcspn(name, "\n")] = '\0';
 		if (perms[3] == 's' && (ino == 0 || !strncmp(name, "/dev/zero", 9) ||
 					!strncmp(name, "/SYSV", 5) ||
 					!strncmp(name, "/dev/shm/", 9) ||
@@ -457,9 +472,8 @@ static void print_hotslow(const char *label, double t)
 	while (i < nhs) {
 		const struct owner *o = &owner[hs[i].pfn / IDLE_EVERY];
 		pid_t pid = o->pid;
-		char path[64], line[4096] = "", comm[64] = "?";
+		char path[64], line[4096] = "", comm[64] = "?", *mname = line;
 		unsigned long start = 0, end = 0, foff = 0, ino = 0;
-		int pos = 0;
 		FILE *f;
 
 		snprintf(path, sizeof(path), "/proc/%d/comm", pid);
@@ -473,16 +487,13 @@ static void print_hotslow(const char *label, double t)
 
 			/* the maps line holding o->va: lines and pages both ascend */
 			while (f && o->va >= end && fgets(line, sizeof(line), f)) {
-				char perms[8], dev[16];
+				char perms[8];
 
-				pos = 0;
-				if (sscanf(line, "%lx-%lx %7s %lx %15s %lu %n", &start, &end,
-					   perms, &foff, dev, &ino, &pos) < 6)
+				if (maps_line(line, &start, &end, perms, &foff, &ino, &mname))
 					start = end = 0;
-				line[strcspn(line, "\n")] = '\0';
 			}
 			if (o->va >= start && o->va < end) {
-				name = line[pos] ? line + pos : "anon";
+				name = *mname ? mname : "anon";
 				off = (ino ? foff : 0) + (o->va - start);
 			}
 			printf("SRV_HOTSLOW label=%s t=%.1f pfn=0x%lx region=%s pid=%d comm=%s off=0x%lx map=%s\n",

@@ -70,16 +70,39 @@ static long task_cpu_ms(pid_t pid, unsigned long tid)
 	return (long)((ut + st) * 1000 / (unsigned long long)hz);
 }
 
+long nx_threads_cpu_ms_max(pid_t pid)
+{
+	char path[4096];
+	struct dirent *d;
+	long ms, max = -1;
+	DIR *dir;
+
+	nx_path(path, sizeof(path), "/proc/%d/task", (int)pid);
+	dir = opendir(path);
+	if (!dir)
+		return -1;
+	while ((d = readdir(dir))) {
+		char *end;
+		unsigned long tid = strtoul(d->d_name, &end, 10);
+
+		if (!isdigit((unsigned char)d->d_name[0]) || *end)
+			continue;
+		ms = task_cpu_ms(pid, tid);
+		if (ms > max)
+			max = ms;
+	}
+	closedir(dir);
+	return max;
+}
+
 void nx_threads_load(pid_t pid, struct nx_threads *t)
 {
 	char path[4096], buf[8192], *p;
 	struct dirent *d;
 	DIR *dir;
-	long ms;
 
 	memset(t, 0, sizeof(*t));
 	t->nr = -1;
-	t->cpu_ms_max = -1;
 	nx_path(path, sizeof(path), "/proc/%d/status", (int)pid);
 	if (!nx_read_str(path, buf, sizeof(buf)) && (p = strstr(buf, "\nThreads:")))
 		t->nr = strtol(p + 9, NULL, 10);
@@ -95,9 +118,6 @@ void nx_threads_load(pid_t pid, struct nx_threads *t)
 			continue;
 		t->hash_bits |= 1ull << pid_bit((uint32_t)tid);
 		t->listed++;
-		ms = task_cpu_ms(pid, tid);
-		if (ms > t->cpu_ms_max)
-			t->cpu_ms_max = ms;
 	}
 	closedir(dir);
 }
@@ -202,7 +222,6 @@ void nx_release_predict(struct nx_vmlist *l)
 	if (l->nr_threads > 0)
 		t.nr = l->nr_threads;
 	l->nr_threads = t.nr;
-	l->cpu_ms_max = t.cpu_ms_max;
 	for (size_t i = 0; i < l->n; i++) {
 		struct nx_vma *v = &l->v[i];
 

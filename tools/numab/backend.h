@@ -128,14 +128,15 @@ struct nx_threads {
 	long nr;		/* Threads: of /proc/<pid>/status, -1 unknown */
 	uint64_t hash_bits;	/* hash_32(tid, 6) bits of the threads listed */
 	long listed;		/* threads listed in /proc/<pid>/task */
-	/*
-	 * the CPU time of its busiest thread in ms (utime + stime of
-	 * /proc/<pid>/task/<tid>/stat), -1 unknown: a task's first scan
-	 * waits for scan_delay_ms of its own CPU time
-	 */
-	long cpu_ms_max;
 };
 void nx_threads_load(pid_t pid, struct nx_threads *t);
+/*
+ * The CPU time of @pid's busiest thread in ms (utime + stime of
+ * /proc/<pid>/task/<tid>/stat), -1 unknown: a task's first scan waits for
+ * scan_delay_ms of its own CPU time. One file a thread: read only for a
+ * process that has not begun a scan.
+ */
+long nx_threads_cpu_ms_max(pid_t pid);
 /*
  * Is @v one the PID filter skips now (mm scan_seq @seq, scan_offset
  * @offset)?  Then the sequences until the fallback scans it go to

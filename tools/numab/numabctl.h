@@ -285,7 +285,9 @@ struct nx_vmlist {
 	char backend_note[256];	/* BPF used, or why not */
 	double state_seconds;	/* reading the scan state */
 	long nr_threads;	/* get_nr_threads(), -1 unknown */
-	long cpu_ms_max;	/* CPU time of its busiest thread, ms; -1 unknown */
+	/* a process that has not begun a scan: its busiest thread's CPU time (ms, -1 unknown) */
+	long cpu_ms_max;
+	bool balancing_off;	/* ... and NUMA balancing is off (kernel.numa_balancing=0) */
 	double sec_per_seq, rate_err;	/* scan rate, 0 unknown */
 	char rate_how[96];
 	char shmem_note[640];	/* filters left uncertain, and why (shmem.c) */

@@ -332,6 +332,18 @@ static int64_t backoff_until(const struct nx_numab_vma *n, const struct nx_vmlis
  * a promotion-only backoff makes it wait, or the PID filter skipped it at
  * the last pass.
  */
+/*
+ * Has a pass of the scanner begun in this mm? A task_numa_work() moves
+ * scan_offset on or completes a sequence. A task scans once it has run
+ * scan_delay_ms of CPU time of its own (task_tick_numa()): an idle process
+ * never does, and what only it uses stays where it is. True when unknown.
+ */
+static bool scan_begun(const struct nx_numab_mm *mm)
+{
+	return !(mm->have & MM_HAVE_SEQ) || mm->scan_seq ||
+	       !(mm->have & MM_HAVE_OFFSET) || mm->scan_offset;
+}
+
 static const char *judge(const struct nx_vma *v, const struct nx_vmlist *l,
 			 char *why, size_t sz, bool *page_held, bool *backoff, bool *pid_held)
 {
@@ -360,23 +372,19 @@ static const char *judge(const struct nx_vma *v, const struct nx_vmlist *l,
 	if (strcmp(n->state, "ok")) {
 		bool old = (l->mm.have & MM_HAVE_SEQ) && l->mm.scan_seq >= stale;
 
-		/*
-		 * No pass has begun in this mm: a task_numa_work() would have
-		 * moved scan_offset on, or completed a sequence. A task scans
-		 * once it has run scan_delay_ms of CPU time of its own
-		 * (task_tick_numa()): an idle process never does, and what only
-		 * it uses stays where it is.
-		 */
-		if ((l->mm.have & MM_HAVE_SEQ) && !l->mm.scan_seq &&
-		    (l->mm.have & MM_HAVE_OFFSET) && !l->mm.scan_offset) {
+		if (!scan_begun(&l->mm)) {
 			char cpu[64] = "";
 
 			if (l->cpu_ms_max >= 0)
 				snprintf(cpu, sizeof(cpu), "; its busiest thread has run %ld ms",
 					 l->cpu_ms_max);
-			WHY("never scanned (state=%s): the process has not begun a scan "
-			    "(scan_seq=0), which a task does once it has run scan_delay_ms "
-			    "of CPU time of its own%s", n->state, cpu);
+			if (l->balancing_off)
+				WHY("never scanned (state=%s): the process has not begun a scan "
+				    "(scan_seq=0), and NUMA balancing is off", n->state);
+			else
+				WHY("never scanned (state=%s): the process has not begun a scan "
+				    "(scan_seq=0), which a task does once it has run scan_delay_ms "
+				    "of CPU time of its own%s", n->state, cpu);
 		} else {
 			WHY("never scanned (state=%s)", n->state);
 		}
@@ -880,6 +888,11 @@ int nx_vmlist_load(struct nx_vmlist *l, pid_t pid, const struct nx_topo *topo,
 	l->tiers_unknown = topo->tiers_bad;
 	l->stale = stale_seqs;
 	nx_release_predict(l);
+	l->cpu_ms_max = -1;
+	if (l->have_numab && !scan_begun(&l->mm)) {
+		l->balancing_off = nx_numa_balancing_mode() == 0;
+		l->cpu_ms_max = nx_threads_cpu_ms_max(pid);
+	}
 	nx_pages_sample(l, topo);
 	for (size_t i = 0; i < l->n; i++)
 		nx_vma_judge(&l->v[i], l);

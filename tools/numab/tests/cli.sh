@@ -59,6 +59,9 @@ cp -a "$I" "$TMP/idle-nostat"
 rm "$TMP"/idle-nostat/proc/4242/task/*/stat
 nx "$TMP/idle-nostat" vmas -n -o START,VERDICT,WHY 4242
 t "... without the threads' stat files: the same WHY without a CPU time" eval 'rc 0 && has "^55d0c2000000 *unscanned *never scanned .* of CPU time of its own$"'
+echo 0 > "$TMP/idle-nostat/proc/sys/kernel/numa_balancing"
+nx "$TMP/idle-nostat" vmas -n -o START,VERDICT,WHY 4242
+t "... with NUMA balancing off: WHY says so instead of what a scan waits for" eval 'rc 0 && has "^55d0c2000000 *unscanned *never scanned (state=none): the process has not begun a scan (scan_seq=0), and NUMA balancing is off$"'
 nx "$P" vmas -n -o START,VERDICT,WHY 4242
 t "... not where the process has scanned (scan_seq=412): a VMA without state is just never scanned" eval 'rc 0 && has "^7f3a50000000 *unscanned *never scanned (state=none)$"'
 nx "$U" vmas 4242
