@@ -47,6 +47,13 @@
 #                 program is started during the run (a new process maps
 #                 the server's libraries, and what it uses of them counts
 #                 as used in the server's "other" region)
+#   -a BYTES      fault-around for the run (/sys/kernel/debug/fault_around_bytes,
+#                 restored on exit): a read fault on a file maps the pages
+#                 around it too, and x86 installs every PTE with the
+#                 accessed bit set, so idle page tracking counts those
+#                 neighbours as used though nothing read them; 4096 maps
+#                 only the page faulted on (the kernel rounds BYTES down
+#                 to a power of two and refuses more than 2 MiB)
 #   -N            no numabctl trace of the busiest process: the tracer runs
 #                 for the whole run and uses library pages of its own that
 #                 the server maps too (libc), which count as used in the
@@ -70,8 +77,8 @@
 # bounded, and the servers are stopped on every exit.
 set -u
 
-mode=move filters=none seconds=60 size=320 conns= side=0 label= warm=20 template= hotslow= notrace= selfsave=
-while getopts "m:F:T:s:c:l:w:t:2HNS" o; do
+mode=move filters=none seconds=60 size=320 conns= side=0 label= warm=20 template= hotslow= notrace= selfsave= around=
+while getopts "m:F:T:s:c:l:w:t:a:2HNS" o; do
 	case "$o" in
 	t) template=$OPTARG ;;
 	m) mode=$OPTARG ;;
@@ -83,6 +90,7 @@ while getopts "m:F:T:s:c:l:w:t:2HNS" o; do
 	w) warm=$OPTARG ;;
 	2) side=1 ;;
 	H) hotslow=-H ;;
+	a) around=$OPTARG ;;
 	N) notrace=1 ;;
 	S) selfsave=1 ;;
 	*) echo "SRV_FAIL label=? usage"; exit 1 ;;
@@ -142,9 +150,12 @@ stop_clients() {
 }
 # stop_tree PID...: each PID and its descendants
 stop_tree() { for p in "$@"; do kill $(descendants "$p") "$p" 2>/dev/null; done; }
+FA=/sys/kernel/debug/fault_around_bytes
+around0=
 cleanup() {
 	stop_tree $cpids $bg_pids $holder
 	for i in $instances; do stop_$server "$i" 2>/dev/null; done
+	if [ -n "$around0" ]; then echo "$around0" >$FA; fi
 }
 trap cleanup EXIT
 trap 'fail "interrupted"' INT TERM
@@ -385,6 +396,11 @@ none) ;;
 *) fail "bad -F $filters (legacy, default or none)" ;;
 esac
 echo 2 >/proc/sys/kernel/numa_balancing || fail "cannot set numa_balancing=2"
+if [ -n "$around" ]; then
+	_fa=$(cat $FA 2>/dev/null) || fail "-a: no $FA (CONFIG_DEBUG_FS, debugfs mounted)"
+	echo "$around" >$FA 2>/dev/null && around0=$_fa || fail "-a $around: $FA refused it (at most 2 MiB; rounded down to a power of two)"
+	echo "SRV_INFO label=$label fault_around_bytes=$(cat $FA) (was $_fa)"
+fi
 echo "SRV_INFO label=$label server=$server mode=$mode filters=$filters side=$side seconds=$seconds size_mib=$size kernel=$(uname -r)"
 if [ -r /proc/sys/kernel/numa_balancing_filter_pid ]; then
 	f=

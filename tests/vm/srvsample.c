@@ -46,10 +46,11 @@
  *     /proc/PID/sched, CONFIG_SCHED_DEBUG; -1 without), which paces the
  *     scan of a single-threaded process such as a PostgreSQL backend; the
  *     pages this process maps, shared ones counted in each)
- *   SRV_HOTSLOW label t pfn region pid comm off map (with -H and idle
- *     tracking: each followed page used since the previous sample that is
- *     on a slow node, with one process that maps it (the first one
- *     walked), the page's offset in its file (in the mapping when it has
+ *   SRV_HOTSLOW label t pfn region pid comm maps off map (with -H and
+ *     idle tracking: each followed page used since the previous sample
+ *     that is on a slow node, with one process that maps it (the first
+ *     one walked), how many of the server's processes map it, the page's
+ *     offset in its file (in the mapping when it has
  *     no file) and, last since it may hold spaces, the name of that
  *     mapping in /proc/PID/maps; "?" when that process exited meanwhile)
  * -1: one sample and exit. Exit status 0; 1 on bad usage or when
@@ -90,6 +91,8 @@ static int idle_fd = -1, have_idle;
 struct owner {
 	pid_t pid;
 	unsigned long va;
+	unsigned int maps;	/* the server's processes that map it */
+	pid_t last;		/* the last of them walked */
 };
 static struct owner *owner;
 
@@ -309,8 +312,14 @@ static long sample_pid(pid_t pid, long long kb[NREGION][MAX_NODES], long *nopfn)
 					if (owner && !(pfn % IDLE_EVERY)) {
 						owner[pfn / IDLE_EVERY].pid = pid;
 						owner[pfn / IDLE_EVERY].va = va + k * psz;
+						owner[pfn / IDLE_EVERY].maps = 1;
 					}
+				} else if (owner && !(pfn % IDLE_EVERY) &&
+					   owner[pfn / IDLE_EVERY].last != pid) {
+					owner[pfn / IDLE_EVERY].maps++;
 				}
+				if (owner && !(pfn % IDLE_EVERY))
+					owner[pfn / IDLE_EVERY].last = pid;
 			}
 			va += (unsigned long)got / 8 * psz;
 		}
@@ -496,8 +505,8 @@ static void print_hotslow(const char *label, double t)
 				name = *mname ? mname : "anon";
 				off = (ino ? foff : 0) + (o->va - start);
 			}
-			printf("SRV_HOTSLOW label=%s t=%.1f pfn=0x%lx region=%s pid=%d comm=%s off=0x%lx map=%s\n",
-			       label, t, hs[i].pfn, region_name[hs[i].region], pid, comm, off, name);
+			printf("SRV_HOTSLOW label=%s t=%.1f pfn=0x%lx region=%s pid=%d comm=%s maps=%u off=0x%lx map=%s\n",
+			       label, t, hs[i].pfn, region_name[hs[i].region], pid, comm, o->maps, off, name);
 		}
 		if (f)
 			fclose(f);
