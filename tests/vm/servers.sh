@@ -54,6 +54,9 @@
 #                 neighbours as used though nothing read them; 4096 maps
 #                 only the page faulted on (the kernel rounds BYTES down
 #                 to a power of two and refuses more than 2 MiB)
+#   -D NAME=VALUE a NUMA balancing tunable for the run (a file of
+#                 /sys/kernel/debug/sched/numa_balancing, e.g.
+#                 scan_period_max_ms=2000; restored on exit; repeatable)
 #   -N            no numabctl trace of the busiest process: the tracer runs
 #                 for the whole run and uses library pages of its own that
 #                 the server maps too (libc), which count as used in the
@@ -77,8 +80,8 @@
 # bounded, and the servers are stopped on every exit.
 set -u
 
-mode=move filters=none seconds=60 size=320 conns= side=0 label= warm=20 template= hotslow= notrace= selfsave= around=
-while getopts "m:F:T:s:c:l:w:t:a:2HNS" o; do
+mode=move filters=none seconds=60 size=320 conns= side=0 label= warm=20 template= hotslow= notrace= selfsave= around= tunables=
+while getopts "m:F:T:s:c:l:w:t:a:D:2HNS" o; do
 	case "$o" in
 	t) template=$OPTARG ;;
 	m) mode=$OPTARG ;;
@@ -91,6 +94,7 @@ while getopts "m:F:T:s:c:l:w:t:a:2HNS" o; do
 	2) side=1 ;;
 	H) hotslow=-H ;;
 	a) around=$OPTARG ;;
+	D) tunables="$tunables $OPTARG" ;;
 	N) notrace=1 ;;
 	S) selfsave=1 ;;
 	*) echo "SRV_FAIL label=? usage"; exit 1 ;;
@@ -151,11 +155,13 @@ stop_clients() {
 # stop_tree PID...: each PID and its descendants
 stop_tree() { for p in "$@"; do kill $(descendants "$p") "$p" 2>/dev/null; done; }
 FA=/sys/kernel/debug/fault_around_bytes
-around0=
+NB=/sys/kernel/debug/sched/numa_balancing
+around0= tun0=
 cleanup() {
 	stop_tree $cpids $bg_pids $holder
 	for i in $instances; do stop_$server "$i" 2>/dev/null; done
 	if [ -n "$around0" ]; then echo "$around0" >$FA; fi
+	for kv in $tun0; do echo "${kv#*=}" >"$NB/${kv%%=*}"; done
 }
 trap cleanup EXIT
 trap 'fail "interrupted"' INT TERM
@@ -401,6 +407,15 @@ if [ -n "$around" ]; then
 	echo "$around" >$FA 2>/dev/null && around0=$_fa || fail "-a $around: $FA refused it (at most 2 MiB; rounded down to a power of two)"
 	echo "SRV_INFO label=$label fault_around_bytes=$(cat $FA) (was $_fa)"
 fi
+for kv in $tunables; do
+	_n=${kv%%=*}
+	case $_n in "" | *[!a-z_]*) fail "-D $kv: not NAME=VALUE with NAME a file of $NB" ;; esac
+	[ -w "$NB/$_n" ] || fail "-D $kv: no $NB/$_n (CONFIG_DEBUG_FS, debugfs mounted)"
+	_v=$(cat "$NB/$_n")
+	echo "${kv#*=}" >"$NB/$_n" 2>/dev/null || fail "-D $kv: $NB/$_n refused it"
+	tun0="$_n=$_v $tun0"
+	echo "SRV_INFO label=$label $_n=$(cat "$NB/$_n") (was $_v)"
+done
 echo "SRV_INFO label=$label server=$server mode=$mode filters=$filters side=$side seconds=$seconds size_mib=$size kernel=$(uname -r)"
 if [ -r /proc/sys/kernel/numa_balancing_filter_pid ]; then
 	f=

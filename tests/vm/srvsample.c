@@ -41,11 +41,14 @@
  *   SRV_REGION label t region fast_kb slow_kb hot_fast_kb hot_slow_kb
  *     (unique pages of all the processes; hot_* with idle=1 from the
  *     second sample on)
- *   SRV_PROC label t pid comm seq cpu_ms region fast_kb slow_kb (with -P;
- *     cpu_ms: the CPU time of its main thread (se.sum_exec_runtime of
- *     /proc/PID/sched, CONFIG_SCHED_DEBUG; -1 without), which paces the
- *     scan of a single-threaded process such as a PostgreSQL backend; the
- *     pages this process maps, shared ones counted in each)
+ *   SRV_PROC label t pid comm seq cpu_ms [next_scan_ms] region fast_kb
+ *     slow_kb (with -P; cpu_ms: the CPU time of its main thread
+ *     (se.sum_exec_runtime of /proc/PID/sched, CONFIG_SCHED_DEBUG; -1
+ *     without), which paces the scan of a single-threaded process such as
+ *     a PostgreSQL backend; next_scan_ms: the mm line's of
+ *     /proc/PID/numa_vmas (the series), the time until its next scan
+ *     window, which right after a window is the scan period; the pages
+ *     this process maps, shared ones counted in each)
  *   SRV_HOTSLOW label t pfn region pid comm maps off map (with -H and
  *     idle tracking: each followed page used since the previous sample
  *     that is on a slow node, with one process that maps it (the first
@@ -57,6 +60,7 @@
  * /proc/PID/pagemap gives no page frame numbers (not root).
  */
 #include <ctype.h>
+#include <limits.h>
 #include <dirent.h>
 #include <signal.h>
 #include <stdint.h>
@@ -329,6 +333,27 @@ static long sample_pid(pid_t pid, long long kb[NREGION][MAX_NODES], long *nopfn)
 	return present;
 }
 
+/*
+ * Milliseconds until PID's mm may scan next (next_scan_ms of the mm line
+ * of /proc/PID/numa_vmas, the series): right after a scan window it is
+ * the task's scan period. LLONG_MIN without numa_vmas.
+ */
+static long long next_scan_ms(pid_t pid)
+{
+	char path[64], line[512], *p;
+	long long ms = LLONG_MIN;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/numa_vmas", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return ms;
+	if (fgets(line, sizeof(line), f) && (p = strstr(line, " next_scan_ms=")))
+		ms = strtoll(p + strlen(" next_scan_ms="), NULL, 10);
+	fclose(f);
+	return ms;
+}
+
 /* the parent of PID from /proc/PID/stat ("pid (comm) state ppid ..."), or -1 */
 static pid_t parent_of(pid_t pid)
 {
@@ -585,6 +610,7 @@ int main(int argc, char **argv)
 			pid_t pid;
 			long seq;
 			double cpu_ms;
+			long long next_ms;
 
 			if (!isdigit((unsigned char)de->d_name[0]))
 				continue;
@@ -596,6 +622,7 @@ int main(int argc, char **argv)
 				continue;	/* exited meanwhile */
 			seq = nt_scan_seq_of(pid);
 			cpu_ms = per_proc ? nt_sched_value(pid, "se.sum_exec_runtime") : -1;
+			next_ms = per_proc ? next_scan_ms(pid) : LLONG_MIN;
 			if (seq > seq_max)
 				seq_max = seq;
 			nprocs++;
@@ -608,9 +635,13 @@ int main(int argc, char **argv)
 					else
 						slow += kb[r][n];
 				}
-				if (fast + slow)
-					printf("SRV_PROC label=%s t=%.1f pid=%d comm=%s seq=%ld cpu_ms=%.0f region=%s fast_kb=%lld slow_kb=%lld\n",
-					       label, t, pid, comm, seq, cpu_ms, region_name[r], fast, slow);
+				if (!(fast + slow))
+					continue;
+				printf("SRV_PROC label=%s t=%.1f pid=%d comm=%s seq=%ld cpu_ms=%.0f",
+				       label, t, pid, comm, seq, cpu_ms);
+				if (next_ms != LLONG_MIN)
+					printf(" next_scan_ms=%lld", next_ms);
+				printf(" region=%s fast_kb=%lld slow_kb=%lld\n", region_name[r], fast, slow);
 			}
 		}
 		if (d)
