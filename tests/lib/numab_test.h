@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,6 +103,15 @@ static inline long long nt_vmstat(const char *key)
 	return nt_keyval("/proc/vmstat", key);
 }
 
+/* /proc/PID/NAME, /proc/self/NAME for PID 0 */
+static inline void nt_proc_path(char *buf, size_t size, pid_t pid, const char *name)
+{
+	if (pid)
+		snprintf(buf, size, "/proc/%d/%s", pid, name);
+	else
+		snprintf(buf, size, "/proc/self/%s", name);
+}
+
 /*
  * The value of KEY in SCHED_DEBUG's /proc/PID/sched (0: this process), -1
  * when it is not there: "mm->numa_scan_seq   :   12",
@@ -114,10 +124,7 @@ static inline double nt_sched_value(pid_t pid, const char *key)
 	double v = -1;
 	FILE *f;
 
-	if (pid)
-		snprintf(path, sizeof(path), "/proc/%d/sched", pid);
-	else
-		snprintf(path, sizeof(path), "/proc/self/sched");
+	nt_proc_path(path, sizeof(path), pid, "sched");
 	f = fopen(path, "r");
 	if (!f)
 		return -1;
@@ -177,6 +184,36 @@ static inline double nt_now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* the CPU time this process has run, in seconds */
+static inline double nt_cpu_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/*
+ * Milliseconds until PID's mm may scan next (0: this process): next_scan_ms
+ * of the mm line of /proc/PID/numa_vmas (the series), which right after a
+ * scan window is the scan period. LLONG_MIN without numa_vmas.
+ */
+static inline long long nt_next_scan_ms(pid_t pid)
+{
+	char path[64], line[512], *p;
+	long long ms = LLONG_MIN;
+	FILE *f;
+
+	nt_proc_path(path, sizeof(path), pid, "numa_vmas");
+	f = fopen(path, "re");
+	if (!f)
+		return ms;
+	if (fgets(line, sizeof(line), f) && (p = strstr(line, " next_scan_ms=")))
+		ms = strtoll(p + strlen(" next_scan_ms="), NULL, 10);
+	fclose(f);
+	return ms;
 }
 
 /* The memory tier (memory_tierN) that holds NODE, or -1. */

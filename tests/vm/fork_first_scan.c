@@ -65,14 +65,6 @@ FIXTURE_TEARDOWN(fork_first)
 	nt_filters_set(&self->filters);
 }
 
-static double cpu_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* The child: run, and report when the first scan sequence completed. */
 static void child_main(int out, double t_fork)
 {
@@ -84,7 +76,7 @@ static void child_main(int out, double t_fork)
 		_exit(2);
 	memset(buf, 1, TOUCH_MB * NW_MB);
 	r.seq = r.seq0;
-	while ((r.cpu_s = cpu_now()) < CHILD_MAX_S) {
+	while ((r.cpu_s = nt_cpu_now()) < CHILD_MAX_S) {
 		for (i = 0; i < TOUCH_MB * (long)NW_MB; i += pagesz)
 			((volatile char *)buf)[i]++;
 		r.seq = nt_scan_seq();

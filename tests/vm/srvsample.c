@@ -60,7 +60,6 @@
  * /proc/PID/pagemap gives no page frame numbers (not root).
  */
 #include <ctype.h>
-#include <limits.h>
 #include <dirent.h>
 #include <signal.h>
 #include <stdint.h>
@@ -333,27 +332,6 @@ static long sample_pid(pid_t pid, long long kb[NREGION][MAX_NODES], long *nopfn)
 	return present;
 }
 
-/*
- * Milliseconds until PID's mm may scan next (next_scan_ms of the mm line
- * of /proc/PID/numa_vmas, the series): right after a scan window it is
- * the task's scan period. LLONG_MIN without numa_vmas.
- */
-static long long next_scan_ms(pid_t pid)
-{
-	char path[64], line[512], *p;
-	long long ms = LLONG_MIN;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/numa_vmas", pid);
-	f = fopen(path, "re");
-	if (!f)
-		return ms;
-	if (fgets(line, sizeof(line), f) && (p = strstr(line, " next_scan_ms=")))
-		ms = strtoll(p + strlen(" next_scan_ms="), NULL, 10);
-	fclose(f);
-	return ms;
-}
-
 /* the parent of PID from /proc/PID/stat ("pid (comm) state ppid ..."), or -1 */
 static pid_t parent_of(pid_t pid)
 {
@@ -622,7 +600,7 @@ int main(int argc, char **argv)
 				continue;	/* exited meanwhile */
 			seq = nt_scan_seq_of(pid);
 			cpu_ms = per_proc ? nt_sched_value(pid, "se.sum_exec_runtime") : -1;
-			next_ms = per_proc ? next_scan_ms(pid) : LLONG_MIN;
+			next_ms = per_proc ? nt_next_scan_ms(pid) : LLONG_MIN;
 			if (seq > seq_max)
 				seq_max = seq;
 			nprocs++;

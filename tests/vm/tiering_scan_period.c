@@ -30,8 +30,6 @@
  *      each scan sequence promotes some. Pass: the largest sample reaches
  *      4 s within 40 s of CPU time.
  */
-#include <limits.h>
-
 #include "../lib/numab_test.h"
 #include "../lib/numab_work.h"
 #include "kselftest_harness.h"
@@ -74,45 +72,25 @@ FIXTURE_TEARDOWN(period)
 	nt_filters_set(&self->filters);
 }
 
-static double cpu_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-/* next_scan_ms of this process's mm line, or LONG_MIN */
-static long next_scan_ms(void)
-{
-	FILE *f = fopen("/proc/self/numa_vmas", "re");
-	char line[512], *p;
-	long ms = LONG_MIN;
-
-	if (!f)
-		return ms;
-	if (fgets(line, sizeof(line), f) && (p = strstr(line, " next_scan_ms=")))
-		ms = strtol(p + strlen(" next_scan_ms="), NULL, 10);
-	fclose(f);
-	return ms;
-}
-
 /*
  * Touch the area until the process has run UNTIL s of CPU time; every
  * MOVE_EVERY s of it (0: never) move the next SLICE_MB to node 1 first.
  * Returns the largest next_scan_ms sampled, stopping early once it
  * reaches STOP_MS.
  */
-static long run(char *buf, double until, double move_every, long stop_ms, int *moves)
+static long long run(char *buf, double until, double move_every, long long stop_ms,
+		     int *moves)
 {
 	long pagesz = getpagesize(), npages = (long)AREA_MB * NW_MB / pagesz;
-	long slice = (long)SLICE_MB * NW_MB / pagesz, next_slice = 0, best = LONG_MIN;
-	double next_move = cpu_now();
+	long slice = (long)SLICE_MB * NW_MB / pagesz, next_slice = 0;
+	long long best = LLONG_MIN;
+	double next_move = nt_cpu_now();
 
-	while (cpu_now() < until && best < stop_ms) {
-		long i, ms;
+	while (nt_cpu_now() < until && best < stop_ms) {
+		long long ms;
+		long i;
 
-		if (move_every > 0 && cpu_now() >= next_move) {
+		if (move_every > 0 && nt_cpu_now() >= next_move) {
 			if (nt_move_strided(buf, next_slice, 1, slice, pagesz, 1) >= 0)
 				(*moves)++;
 			next_slice = (next_slice + slice) % npages;
@@ -120,7 +98,7 @@ static long run(char *buf, double until, double move_every, long stop_ms, int *m
 		}
 		for (i = 0; i < npages; i++)
 			((volatile char *)buf)[i * pagesz]++;
-		ms = next_scan_ms();
+		ms = nt_next_scan_ms(0);
 		if (ms > best)
 			best = ms;
 	}
@@ -129,21 +107,22 @@ static long run(char *buf, double until, double move_every, long stop_ms, int *m
 
 TEST_F_TIMEOUT(period, promotions_lengthen_it, 240)
 {
-	long a_ms, b_ms, seq0, seq_a, seq_b;
+	long long a_ms, b_ms;
+	long seq0, seq_a, seq_b;
 	struct nw_vmstat v0, v1, dv;
 	double t0;
 	int moves = 0;
 
 	seq0 = nt_scan_seq();
-	t0 = cpu_now();
-	a_ms = run(self->buf, t0 + A_CPU_S, 0, LONG_MAX, &moves);
+	t0 = nt_cpu_now();
+	a_ms = run(self->buf, t0 + A_CPU_S, 0, LLONG_MAX, &moves);
 	seq_a = nt_scan_seq();
 	nw_vmstat_read(&v0);
-	b_ms = run(self->buf, cpu_now() + B_CPU_S, 1.0, B_TARGET_MS, &moves);
+	b_ms = run(self->buf, nt_cpu_now() + B_CPU_S, 1.0, B_TARGET_MS, &moves);
 	seq_b = nt_scan_seq();
 	nw_vmstat_read(&v1);
 	nw_vmstat_delta(&v0, &v1, &dv);
-	TH_LOG("RESULT tiering_scan_period: without promotions the longest next_scan_ms was %ld over %ld scan sequences; with %d moves of %d MiB to node 1 (%lld pages promoted) it reached %ld ms over %ld sequences (scan_period_max_ms %d)",
+	TH_LOG("RESULT tiering_scan_period: without promotions the longest next_scan_ms was %lld over %ld scan sequences; with %d moves of %d MiB to node 1 (%lld pages promoted) it reached %lld ms over %ld sequences (scan_period_max_ms %d)",
 	       a_ms, seq_a - seq0, moves, SLICE_MB, (long long)dv.promote_success, b_ms,
 	       seq_b - seq_a, PERIOD_MAX_MS);
 	ASSERT_GT(seq_a - seq0, 1) {
