@@ -15,8 +15,8 @@
 # more than half of a busy one still counts. With servers.sh -H, the pages
 # used on the slow tier are named: results.md gives, per run, their
 # mappings over the last 20 s in KiB a second, a name with spaces whole,
-# over the seconds the samples cover. A run with fault-around set
-# (servers.sh -a) says so.
+# over the seconds the samples cover. A run that set debugfs tunables
+# (servers.sh -a, -D) says which, and what they were.
 . "$(dirname "$0")/../../scripts/lib.sh"
 rep=$NUMAB_ROOT/scripts/servers-report
 tmp=$(mktemp -d)
@@ -120,7 +120,8 @@ for i in 0 1 2 3 4 5 25; do
 	echo "SRV_REGION label=numab.redis.move/main t=$i.0 region=heap fast_kb=3000 slow_kb=3000 hot_fast_kb=2048 hot_slow_kb=64"
 	[ "$i" = 25 ] && echo "SRV_HOTSLOW label=numab.redis.move/main t=$i.0 pfn=0x5000 region=heap pid=3 comm=redis-server maps=2 off=0x0 map=anon"
 done >>"$tmp/guest.out"
-echo "SRV_INFO label=numab.redis.move fault_around_bytes=4096 (was 65536)" >>"$tmp/guest.out"
+echo "SRV_INFO label=numab.redis.move tunable=fault_around_bytes value=4096 was=65536" >>"$tmp/guest.out"
+echo "SRV_INFO label=numab.redis.move tunable=scan_period_max_ms value=1000 was=60000" >>"$tmp/guest.out"
 rm -rf "$tmp/out"
 "$rep" "$tmp/out" "$tmp/guest.out" >"$tmp/report.out" 2>&1
 t "named slow pages do not break the report" $? "$tmp/report.out"
@@ -135,8 +136,8 @@ t "... the buffer pool by its whole name, spaces and all, at 3" $? "$named"
 t "... and not the page used before the last 20 s only" $? "$named"
 grep -qE '^\| numab.redis.move \| main \| heap \| anon \| 3 \|$' "$tmp/out/results.md"
 t "a page named after 20 s without a sample counts over those 20 s (3 KiB a second, not 64)" $? "$named"
-grep -q "^fault_around_bytes set for the run (servers.sh -a; .*): numab.redis.move: 4096\.$" "$tmp/out/results.md"
-t "results.md says which run had fault-around set, and to what" $? "$(cat "$tmp/out/results.md")"
+grep -q "^Tunables set for the run (servers.sh -a, -D; .*): numab.redis.move: fault_around_bytes 4096 (was 65536), scan_period_max_ms 1000 (was 60000)\.$" "$tmp/out/results.md"
+t "results.md names each tunable a run set, and what it was" $? "$(cat "$tmp/out/results.md")"
 "$rep" --show --check "numab.postgres.move:other>=0.9@30" "$tmp/out" "$tmp/guest.out" >"$tmp/show.out" 2>&1
 t "--show with --check on named pages: the check is judged (the other region, 97% fast)" $? "$tmp/show.out"
 grep -q "^# show: numab.postgres.move/main used on the slow tier, last 20 s: other /usr/lib/x86_64-linux-gnu/libc.so.6 64 KiB/s, other \[stack\] 32 KiB/s, shared /dev/zero (deleted) 3 KiB/s$" "$tmp/show.out"

@@ -196,9 +196,10 @@ static inline double nt_cpu_now(void)
 }
 
 /*
- * Milliseconds until PID's mm may scan next (0: this process): next_scan_ms
- * of the mm line of /proc/PID/numa_vmas (the series), which right after a
- * scan window is the scan period. LLONG_MIN without numa_vmas.
+ * Milliseconds until PID's mm may start its next scan window (0: this
+ * process): next_scan_ms of the mm line of /proc/PID/numa_vmas (the
+ * series), which a thread sets to its own scan period when it scans or
+ * its period doubles. LLONG_MIN without numa_vmas.
  */
 static inline long long nt_next_scan_ms(pid_t pid)
 {

@@ -70,7 +70,8 @@
 # once and then only get them: it is started before the move, the move
 # comes when all its keys are set, and it goes on for -T seconds.
 #
-# Output lines: SRV_INFO, SRV_EVENT (guest seconds since the move),
+# Output lines: SRV_INFO (with -a and -D: "tunable=NAME value=V was=W"),
+# SRV_WARN (a tunable that could not be restored), SRV_EVENT (guest seconds since the move),
 # SRV_SAMPLE/SRV_REGION/SRV_PROC (srvsample, label LABEL/INSTANCE),
 # SRV_CLIENT (the client's per-second figures), SRV_RESULT (throughput,
 # hit rate, errors), and "=== BEGIN NAME" ... "=== END NAME" sections
@@ -94,7 +95,9 @@ while getopts "m:F:T:s:c:l:w:t:a:D:2HNS" o; do
 	2) side=1 ;;
 	H) hotslow=-H ;;
 	a) around=$OPTARG ;;
-	D) tunables="$tunables $OPTARG" ;;
+	D) case $OPTARG in [a-z_]*=[0-9]*) ;; *) echo "SRV_FAIL label=? -D $OPTARG: not NAME=NUMBER"; exit 1 ;; esac
+	   case ${OPTARG%%=*}/${OPTARG#*=} in *[!a-z_]*/* | */*[!0-9]*) echo "SRV_FAIL label=? -D $OPTARG: not NAME=NUMBER"; exit 1 ;; esac
+	   tunables="$tunables $OPTARG" ;;
 	N) notrace=1 ;;
 	S) selfsave=1 ;;
 	*) echo "SRV_FAIL label=? usage"; exit 1 ;;
@@ -156,12 +159,25 @@ stop_clients() {
 stop_tree() { for p in "$@"; do kill $(descendants "$p") "$p" 2>/dev/null; done; }
 FA=/sys/kernel/debug/fault_around_bytes
 NB=/sys/kernel/debug/sched/numa_balancing
-around0= tun0=
+restore=
+# set_knob OPTION FILE VALUE: write a numeric debugfs tunable for the run;
+# cleanup writes back what it held, the last one set first
+set_knob() {
+	local was
+	case $3 in "" | *[!0-9]*) fail "$1 $3: not a number" ;; esac
+	[ -f "$2" ] || fail "$1: no $2 (CONFIG_DEBUG_FS, debugfs mounted)"
+	was=$(cat "$2") || fail "$1: cannot read $2"
+	echo "$3" >"$2" 2>/dev/null || fail "$1 $3: $2 refused it"
+	restore="$2=$was $restore"
+	echo "SRV_INFO label=$label tunable=${2##*/} value=$(cat "$2") was=$was"
+}
 cleanup() {
 	stop_tree $cpids $bg_pids $holder
 	for i in $instances; do stop_$server "$i" 2>/dev/null; done
-	if [ -n "$around0" ]; then echo "$around0" >$FA; fi
-	for kv in $tun0; do echo "${kv#*=}" >"$NB/${kv%%=*}"; done
+	for kv in $restore; do
+		echo "${kv#*=}" >"${kv%%=*}" 2>/dev/null ||
+			echo "SRV_WARN label=$label could not restore ${kv%%=*} to ${kv#*=}"
+	done
 }
 trap cleanup EXIT
 trap 'fail "interrupted"' INT TERM
@@ -402,20 +418,10 @@ none) ;;
 *) fail "bad -F $filters (legacy, default or none)" ;;
 esac
 echo 2 >/proc/sys/kernel/numa_balancing || fail "cannot set numa_balancing=2"
-if [ -n "$around" ]; then
-	_fa=$(cat $FA 2>/dev/null) || fail "-a: no $FA (CONFIG_DEBUG_FS, debugfs mounted)"
-	echo "$around" >$FA 2>/dev/null && around0=$_fa || fail "-a $around: $FA refused it (at most 2 MiB; rounded down to a power of two)"
-	echo "SRV_INFO label=$label fault_around_bytes=$(cat $FA) (was $_fa)"
-fi
-for kv in $tunables; do
-	_n=${kv%%=*}
-	case $_n in "" | *[!a-z_]*) fail "-D $kv: not NAME=VALUE with NAME a file of $NB" ;; esac
-	[ -w "$NB/$_n" ] || fail "-D $kv: no $NB/$_n (CONFIG_DEBUG_FS, debugfs mounted)"
-	_v=$(cat "$NB/$_n")
-	echo "${kv#*=}" >"$NB/$_n" 2>/dev/null || fail "-D $kv: $NB/$_n refused it"
-	tun0="$_n=$_v $tun0"
-	echo "SRV_INFO label=$label $_n=$(cat "$NB/$_n") (was $_v)"
-done
+# -D took NAME=NUMBER only, and set_knob takes numbers only: the lists
+# below split on spaces, unquoted, and hold no glob
+[ -n "$around" ] && set_knob -a $FA "$around"
+for kv in $tunables; do set_knob -D "$NB/${kv%%=*}" "${kv#*=}"; done
 echo "SRV_INFO label=$label server=$server mode=$mode filters=$filters side=$side seconds=$seconds size_mib=$size kernel=$(uname -r)"
 if [ -r /proc/sys/kernel/numa_balancing_filter_pid ]; then
 	f=

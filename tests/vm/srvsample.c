@@ -46,9 +46,10 @@
  *     (se.sum_exec_runtime of /proc/PID/sched, CONFIG_SCHED_DEBUG; -1
  *     without), which paces the scan of a single-threaded process such as
  *     a PostgreSQL backend; next_scan_ms: the mm line's of
- *     /proc/PID/numa_vmas (the series), the time until its next scan
- *     window, which right after a window is the scan period; the pages
- *     this process maps, shared ones counted in each)
+ *     /proc/PID/numa_vmas (the series), the time until the mm's next
+ *     scan window may start, which a thread sets to its own scan period
+ *     when it scans or its period doubles; the pages this process maps,
+ *     shared ones counted in each)
  *   SRV_HOTSLOW label t pfn region pid comm maps off map (with -H and
  *     idle tracking: each followed page used since the previous sample
  *     that is on a slow node, with one process that maps it (the first

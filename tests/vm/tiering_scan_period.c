@@ -14,21 +14,28 @@
  * the period, up to task_scan_max() (scan_period_max_ms over the task's
  * 256 MiB scan windows), when the faults since its last call were
  * neither local nor shared. In mode 2 no counted fault is either:
- * top-tier folios are not marked. What the test measures: the period
- * grows only with promotions, and then fast, toward the maximum. Memory
- * demoted later waits up to a full pass at that period for its next
- * marking.
+ * top-tier folios are not marked. So the period doubles at each
+ * sequence with a promotion, and never comes down (only a task moved to
+ * another node resets it, update_scan_period()). Memory demoted later
+ * waits up to a full pass at that period for its next marking.
  *
  * The test: a single-threaded process touches 64 MiB of its own memory,
  * with debugfs scan_period_min_ms 1000 and scan_period_max_ms 8000
- * (one scan window, so task_scan_max() is 8000 ms). It samples next_scan_ms
- * of its mm line in /proc/self/numa_vmas (the series), which right after a
- * scan window is the period in ms.
- *   A: all of it on node 0 (fast) for 8 s of CPU time: no promotion and
- *      no period change (the largest sample stays under 1.5 s).
+ * (one scan window, so task_scan_max() is 8000 ms). It samples
+ * next_scan_ms of its mm line in /proc/self/numa_vmas (the series): the
+ * time until the mm's next scan window may start, which the scanning
+ * thread (here the only one) sets to its period when it scans or its
+ * period doubles; a sample comes up to one pass over the area (about
+ * 0.3 s under TCG) after that.
+ *   A, the baseline: all of it on node 0 (fast) for 8 s of CPU time. Its
+ *      largest sample must stay under 1.5 s: nothing is promoted, so
+ *      nothing may lengthen the period.
  *   B: every 1 s of CPU time, 8 MiB of it moved to node 1 (slow), so that
- *      each scan sequence promotes some. Pass: the largest sample reaches
- *      4 s within 40 s of CPU time.
+ *      each scan sequence promotes some. Pass: the largest sample
+ *      reaches 4 s within 40 s of CPU time, and within 4 scan sequences:
+ *      doubling got there in 3 in each run here, and growth by 30% a
+ *      sequence (the other branch of update_task_scan_period() for
+ *      private faults) would need 6.
  */
 #include "../lib/numab_test.h"
 #include "../lib/numab_work.h"
@@ -42,6 +49,7 @@
 #define B_CPU_S		40.0
 #define A_LIMIT_MS	1500
 #define B_TARGET_MS	4000
+#define B_MAX_SEQS	4
 
 FIXTURE(period) {
 	struct nt_tunables saved;
@@ -134,6 +142,10 @@ TEST_F_TIMEOUT(period, promotions_lengthen_it, 240)
 	EXPECT_GT(dv.promote_success, 0);
 	EXPECT_GE(b_ms, B_TARGET_MS) {
 		TH_LOG("promotions did not lengthen the scan period to %d ms", B_TARGET_MS);
+	}
+	EXPECT_LE(seq_b - seq_a, B_MAX_SEQS) {
+		TH_LOG("the period took %ld scan sequences to reach %d ms: it did not double",
+		       seq_b - seq_a, B_TARGET_MS);
 	}
 }
 
