@@ -9,6 +9,7 @@
  * file (nx_write_output(): a regular file atomically, else written through).
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -266,6 +267,100 @@ static void causes_section(struct nx_doc *d, const struct report *rp)
 	free(c);
 }
 
+/* a debugfs NUMA balancing tunable, or -1 when unreadable (not root) */
+static long nb_tunable(const char *name)
+{
+	char path[4096];
+	long v;
+
+	if (nx_path(path, sizeof(path), "/sys/kernel/debug/sched/numa_balancing/%s", name) ||
+	    nx_read_long(path, &v) || v < 0)
+		return -1;
+	return v;
+}
+
+/*
+ * "Scan pace": how far the mm's next scan window is, from the numa_vmas
+ * mm line at the start and end of the interval, against the longest
+ * scan period task_scan_max() allows the process (scan_period_max_ms
+ * over its scan windows of scan_size_mb, not scaled by a NUMA group).
+ * In memory-tiering mode each promotion counts as a fault that is
+ * neither local nor shared, and update_task_scan_period() doubles the
+ * period of the task that took it up to that ceiling; it does not come
+ * down while promotions are the only faults (tests/vm/tiering_scan_period
+ * in the numab tree measures the doubling). A next window at least four
+ * times the period a task starts with (the scan delay, or the minimum
+ * period when longer) away in tiering mode gets a sentence saying so:
+ * the process's slow-tier pages that no scan has marked wait for it.
+ */
+static void pace_section(struct nx_doc *d, const struct report *rp)
+{
+	const struct nx_vmlist *l0 = &rp->l0, *l1 = rp->have_l1 ? &rp->l1 : &rp->l0;
+	long pmin = nb_tunable("scan_period_min_ms"), pmax = nb_tunable("scan_period_max_ms");
+	long size = nb_tunable("scan_size_mb"), delay = nb_tunable("scan_delay_ms");
+	long mode = nx_numa_balancing_mode();
+	uint64_t fast, slow, stranded, windows = 0;
+	long long next = LLONG_MIN, smin = -1, start = -1, ceiling = -1;
+	char buf[32], note[512] = "-";
+	struct nx_table t;
+
+	if (!l0->have_numab || !(l0->mm.have & MM_HAVE_NEXT))
+		return;
+	if (nx_kv_table_init(&t, "scan_pace"))
+		return;
+	nx_vmlist_totals(l1, &fast, &slow, &stranded);
+	if (size > 0 && pmin >= 0 && pmax >= 0 && delay >= 0) {
+		uint64_t win = (uint64_t)size << 20;
+		long long floor_ms = 1000LL * size / 2560;	/* MAX_SCAN_WINDOW */
+
+		windows = (fast + slow + win - 1) / win;
+		if (!windows)
+			windows = 1;
+		smin = pmin / (long long)windows;
+		if (smin < floor_ms)
+			smin = floor_ms;
+		ceiling = pmax / (long long)windows;
+		if (ceiling < smin)
+			ceiling = smin;
+		/* a task's first period is the scan delay (init_numa_balancing()) */
+		start = delay > smin ? delay : smin;
+	}
+	if (l0->mm.have & MM_HAVE_NEXT)
+		next = l0->mm.next_scan_ms;
+	if ((l1->mm.have & MM_HAVE_NEXT) && l1->mm.next_scan_ms > next)
+		next = l1->mm.next_scan_ms;
+	if (ceiling > 0 && mode >= 0 && (mode & 2) && next >= 4 * start)
+		snprintf(note, sizeof(note),
+			 "the next scan window is %lld ms away, %.1f times the period a task starts "
+			 "with (%lld ms; ceiling %lld ms): in memory-tiering mode each promotion "
+			 "doubles the scan period of the task that faulted, up to the ceiling, and it "
+			 "does not come down while promotions are its only faults; slow-tier pages no "
+			 "scan has marked wait for the next window (scan_period_max_ms bounds it)",
+			 next, (double)next / (double)start, start, ceiling);
+	nx_kv_num(&t, "scan_seq_start", nx_fmt_u64(buf, l0->mm.scan_seq));
+	nx_kv_num(&t, "scan_seq_end", rp->have_l1 ? nx_fmt_u64(buf, l1->mm.scan_seq) : NULL);
+	snprintf(buf, sizeof(buf), "%lld", (long long)l0->mm.next_scan_ms);
+	nx_kv_num(&t, "next_scan_ms_start", buf);
+	snprintf(buf, sizeof(buf), "%lld", (long long)l1->mm.next_scan_ms);
+	nx_kv_num(&t, "next_scan_ms_end",
+		  rp->have_l1 && (l1->mm.have & MM_HAVE_NEXT) ? buf : NULL);
+	if (ceiling > 0) {
+		nx_kv_num(&t, "scan_windows", nx_fmt_u64(buf, windows));
+		snprintf(buf, sizeof(buf), "%lld", smin);
+		nx_kv_num(&t, "period_min_ms", buf);
+		snprintf(buf, sizeof(buf), "%lld", start);
+		nx_kv_num(&t, "period_start_ms", buf);
+		snprintf(buf, sizeof(buf), "%lld", ceiling);
+		nx_kv_num(&t, "period_ceiling_ms", buf);
+	} else {
+		nx_kv_add(&t, "period_ceiling_ms", "unknown: %s",
+			  "the debugfs tunables are unreadable (root can read them)");
+	}
+	nx_kv_add(&t, "note", "%s", note);
+	nx_doc_table(d, &t, "Scan pace (numa_vmas mm line)");
+	nx_table_free(&t);
+}
+
 enum { VC_COUNTER, VC_START, VC_END, VC_DELTA };
 static const struct nx_colspec vmstat_cols[] = {
 	[VC_COUNTER] = { "COUNTER", 0.3, 0, SCOLS_JSON_STRING, "vmstat counter" },
@@ -454,6 +549,7 @@ static void compose(FILE *out, struct report *rp)
 	nx_doc_begin(&d, out);
 	header_table(&d, rp);
 	causes_section(&d, rp);	/* near the top: what is stranded and why */
+	pace_section(&d, rp);
 	nx_status_doc(&d, &rp->topo, false);
 	nx_pf_report_doc(&d, rp->pid, &rp->l0);	/* per-process filters */
 	vmstat_table(&d, rp);

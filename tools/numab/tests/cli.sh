@@ -437,16 +437,25 @@ nx "$P" report 4242 -d 0 --trace-input "$TR"
 t "report: every section present" eval 'rc 0 && has "^Report:" && has "^Support:" && has "^Nodes:" && has "^Tunables:" && has "^Filters:" && has "^Counters over the interval" && has "^VMAs at start" && has "^VMAs at end" && has "^VMA skips traced" && has "^NUMA block" && has "^Cgroup"'
 t "report: the filters include shared_folio" has "^shared_folio *2 tier"
 t "report: the promo_backoff skip counter over the interval" has "^numa_vma_skip_promo_backoff *31 *31 *0$"
+t "report: the scan pace: seq, next window and the period's start and ceiling for 1.1G in 256M windows" eval 'has "^Scan pace" && has "^next_scan_ms_start *812$" && has "^scan_windows *5$" && has "^period_start_ms *1000$" && has "^period_ceiling_ms *12000$" && has "^note *-$"'
 t "report: kernel, cmdline, sched and cpuset content" eval 'has "6.12.0-numab" && has "numa_balancing=enable" && has "mm->numa_scan_seq *412" && has "cpuset.mems.effective 0-1" && has "pid_inactive *3"'
 nx "$P" report 4242 -d 0 -J -w "$TMP/report.json"
 t "report -J -w FILE: written, stdout empty, no temp file left" eval 'rc 0 && lines 0 && [ -s "$TMP/report.json" ] && [ -z "$(ls "$TMP" | grep "report.json\\.")" ]'
-t "report -J: one JSON object with every section" eval '(for s in report slow_summary slow_causes support nodes tunables filters counters vmas_start vmas_end skips sched cgroup; do grep -q "^  \"$s\": \\[" "$TMP/report.json" || { echo "# no $s"; exit 1; }; done) && [ "$(head -c1 "$TMP/report.json")" = "{" ] && [ "$(tail -n1 "$TMP/report.json")" = "}" ]'
+t "report -J: one JSON object with every section" eval '(for s in report slow_summary slow_causes scan_pace support nodes tunables filters counters vmas_start vmas_end skips sched cgroup; do grep -q "^  \"$s\": \\[" "$TMP/report.json" || { echo "# no $s"; exit 1; }; done) && [ "$(head -c1 "$TMP/report.json")" = "{" ] && [ "$(tail -n1 "$TMP/report.json")" = "}" ]'
 t "report -J: untraced interval says why" eval 'grep -q "not traced" "$TMP/report.json"'
 if command -v python3 > /dev/null; then
 	t "report -J is valid JSON" python3 -c "import json,sys; json.load(open(sys.argv[1]))" "$TMP/report.json"
 else
 	skip "report -J is valid JSON" "python3 not installed"
 fi
+# the scan pace: a next window 9 starting periods away in tiering mode is
+# the doubled period of promotions, and the note says so; a copy of the
+# fixture with only the mm line's next_scan_ms changed
+cp -r "$P" "$TMP/pace"
+sed -i '1s/next_scan_ms=812/next_scan_ms=9000/' "$TMP/pace/proc/4242/numa_vmas"
+nx "$TMP/pace" report 4242 -d 0 --no-trace
+t "report: a next window 9000 ms away (9.0 starting periods) gets a note on promotions doubling the period" eval 'rc 0 && has "^next_scan_ms_start *9000$" && has "^note *the next scan window is 9000 ms away, 9.0 times the period a task starts with (1000 ms; ceiling 12000 ms): in memory-tiering mode each promotion doubles"'
+rm -rf "$TMP/pace"
 # the slow-tier memory by cause: the stranded VMAs, what holds them, what to do
 nx "$P" report 4242 -d 0 --no-trace
 t "report: the slow-tier causes come right after the header" eval 'rc 0 && [ "$(grep -n "^Slow-tier memory by cause (end of the interval, scan_seq 412):$" "$TMP/out" | cut -d: -f1)" -lt "$(grep -n "^Support:" "$TMP/out" | cut -d: -f1)" ]'
