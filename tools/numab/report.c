@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "backend.h"
 #include "override.h"
 
 #define REPORT_VMA_COLS "START,SIZE,NAME,FAST,SLOW,SLOW%,FILTER,STATE,SEQS,SCANS,PSCANS,VERDICT,WHY"
@@ -29,6 +30,7 @@ struct report {
 	bool have_l1;
 	struct nx_trace_result tr;
 	int trace_rc;
+	long cpu0, cpu1;	/* busiest thread's CPU ms at start and end, or -1 */
 };
 
 static void header_table(struct nx_doc *d, const struct report *rp)
@@ -292,6 +294,10 @@ static long nb_tunable(const char *name)
  * times the period a task starts with (the scan delay, or the minimum
  * period when longer) away in tiering mode gets a sentence saying so:
  * the process's slow-tier pages that no scan has marked wait for it.
+ * So does a window overdue by as much at the end while the process ran
+ * (its busiest thread's CPU time grew): a thread starts a window only
+ * after its own period of CPU time (task_tick_numa()), so a window that
+ * is due and not started is a long period too.
  */
 static void pace_section(struct nx_doc *d, const struct report *rp)
 {
@@ -300,8 +306,9 @@ static void pace_section(struct nx_doc *d, const struct report *rp)
 	long size = nb_tunable("scan_size_mb"), delay = nb_tunable("scan_delay_ms");
 	long mode = nx_numa_balancing_mode();
 	uint64_t fast, slow, stranded, windows = 0;
-	long long next = LLONG_MIN, smin = -1, start = -1, ceiling = -1;
-	char buf[32], note[512] = "-";
+	long long next = LLONG_MIN, smin = -1, start = -1, ceiling = -1, overdue = LLONG_MIN;
+	long ran;
+	char buf[32], note[768] = "-";
 	struct nx_table t;
 
 	if (!l0->have_numab || !(l0->mm.have & MM_HAVE_NEXT))
@@ -329,7 +336,20 @@ static void pace_section(struct nx_doc *d, const struct report *rp)
 		next = l0->mm.next_scan_ms;
 	if ((l1->mm.have & MM_HAVE_NEXT) && l1->mm.next_scan_ms > next)
 		next = l1->mm.next_scan_ms;
-	if (ceiling > 0 && mode >= 0 && (mode & 2) && next >= 4 * start)
+	if (rp->have_l1 && (l1->mm.have & MM_HAVE_NEXT))
+		overdue = -(long long)l1->mm.next_scan_ms;
+	ran = rp->cpu0 >= 0 && rp->cpu1 >= 0 ? rp->cpu1 - rp->cpu0 : -1;
+	if (ceiling > 0 && mode >= 0 && (mode & 2) && overdue >= 4 * start && ran > 0)
+		snprintf(note, sizeof(note),
+			 "the next scan window is %lld ms overdue although the process ran (its "
+			 "busiest thread %ld ms of CPU in the interval): a thread starts a window "
+			 "only once it has run its own scan period of CPU time since its last, so "
+			 "the period is long (ceiling %lld ms): in memory-tiering mode each promotion "
+			 "doubles the scan period of the task that faulted, up to the ceiling, and it "
+			 "does not come down while promotions are its only faults; slow-tier pages no "
+			 "scan has marked wait for the next window (scan_period_max_ms bounds it)",
+			 overdue, ran, ceiling);
+	else if (ceiling > 0 && mode >= 0 && (mode & 2) && next >= 4 * start)
 		snprintf(note, sizeof(note),
 			 "the next scan window is %lld ms away, %.1f times the period a task starts "
 			 "with (%lld ms; ceiling %lld ms): in memory-tiering mode each promotion "
@@ -356,6 +376,10 @@ static void pace_section(struct nx_doc *d, const struct report *rp)
 		nx_kv_add(&t, "period_ceiling_ms", "unknown: %s",
 			  "the debugfs tunables are unreadable (root can read them)");
 	}
+	snprintf(buf, sizeof(buf), "%ld", rp->cpu0);
+	nx_kv_num(&t, "busiest_thread_cpu_ms_start", rp->cpu0 >= 0 ? buf : NULL);
+	snprintf(buf, sizeof(buf), "%ld", rp->cpu1);
+	nx_kv_num(&t, "busiest_thread_cpu_ms_end", rp->cpu1 >= 0 ? buf : NULL);
 	nx_kv_add(&t, "note", "%s", note);
 	nx_doc_table(d, &t, "Scan pace (numa_vmas mm line)");
 	nx_table_free(&t);
@@ -570,6 +594,7 @@ static int collect(struct report *rp)
 	r = nx_vmlist_load(&rp->l0, rp->pid, &rp->topo, 4);
 	if (r)
 		return r;
+	rp->cpu0 = nx_threads_cpu_ms_max(rp->pid);
 	nx_counters_load(&rp->vm0);
 	t0 = nx_now();
 	if (rp->no_trace)
@@ -581,6 +606,7 @@ static int collect(struct report *rp)
 	nx_sleep(rp->sec - (nx_now() - t0));	/* when tracing could not run */
 	nx_counters_load(&rp->vm1);
 	rp->have_l1 = nx_vmlist_load(&rp->l1, rp->pid, &rp->topo, 4) == NX_OK;
+	rp->cpu1 = rp->have_l1 ? nx_threads_cpu_ms_max(rp->pid) : -1;
 	return NX_OK;
 }
 

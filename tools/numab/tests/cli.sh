@@ -455,6 +455,11 @@ cp -r "$P" "$TMP/pace"
 sed -i '1s/next_scan_ms=812/next_scan_ms=9000/' "$TMP/pace/proc/4242/numa_vmas"
 nx "$TMP/pace" report 4242 -d 0 --no-trace
 t "report: a next window 9000 ms away (9.0 starting periods) gets a note on promotions doubling the period" eval 'rc 0 && has "^next_scan_ms_start *9000$" && has "^note *the next scan window is 9000 ms away, 9.0 times the period a task starts with (1000 ms; ceiling 12000 ms): in memory-tiering mode each promotion doubles"'
+# a window 9000 ms overdue is a long period only if the process ran
+# meanwhile: the fixture has no thread CPU times, so no note
+sed -i '1s/next_scan_ms=9000/next_scan_ms=-9000/' "$TMP/pace/proc/4242/numa_vmas"
+nx "$TMP/pace" report 4242 -d 0 --no-trace
+t "report: an overdue window with no CPU time known for the process gets no note" eval 'rc 0 && has "^next_scan_ms_end *-9000$" && has "^busiest_thread_cpu_ms_end *-$" && has "^note *-$"'
 rm -rf "$TMP/pace"
 # the slow-tier memory by cause: the stranded VMAs, what holds them, what to do
 nx "$P" report 4242 -d 0 --no-trace
