@@ -451,16 +451,15 @@ fi
 # the scan pace: a next window 9 starting periods away in tiering mode is
 # the doubled period of promotions, and the note says so; a copy of the
 # fixture with only the mm line's next_scan_ms changed
-cp -r "$P" "$TMP/pace"
-sed -i '1s/next_scan_ms=812/next_scan_ms=9000/' "$TMP/pace/proc/4242/numa_vmas"
-nx "$TMP/pace" report 4242 -d 0 --no-trace
+C=$(copy patched)
+sed -i '1s/next_scan_ms=812/next_scan_ms=9000/' "$C/proc/4242/numa_vmas"
+nx "$C" report 4242 -d 0 --no-trace
 t "report: a next window 9000 ms away (9.0 starting periods) gets a note on promotions doubling the period" eval 'rc 0 && has "^next_scan_ms_start *9000$" && has "^note *the next scan window is 9000 ms away, 9.0 times the period a task starts with (1000 ms; ceiling 12000 ms): in memory-tiering mode each promotion doubles"'
 # a window 9000 ms overdue is a long period only if the process ran
 # meanwhile: the fixture has no thread CPU times, so no note
-sed -i '1s/next_scan_ms=9000/next_scan_ms=-9000/' "$TMP/pace/proc/4242/numa_vmas"
-nx "$TMP/pace" report 4242 -d 0 --no-trace
+sed -i '1s/next_scan_ms=9000/next_scan_ms=-9000/' "$C/proc/4242/numa_vmas"
+nx "$C" report 4242 -d 0 --no-trace
 t "report: an overdue window with no CPU time known for the process gets no note" eval 'rc 0 && has "^next_scan_ms_end *-9000$" && has "^busiest_thread_cpu_ms_end *-$" && has "^note *-$"'
-rm -rf "$TMP/pace"
 # the slow-tier memory by cause: the stranded VMAs, what holds them, what to do
 nx "$P" report 4242 -d 0 --no-trace
 t "report: the slow-tier causes come right after the header" eval 'rc 0 && [ "$(grep -n "^Slow-tier memory by cause (end of the interval, scan_seq 412):$" "$TMP/out" | cut -d: -f1)" -lt "$(grep -n "^Support:" "$TMP/out" | cut -d: -f1)" ]'
