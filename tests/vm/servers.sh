@@ -71,8 +71,8 @@
 # comes when all its keys are set, and it goes on for -T seconds.
 #
 # Output lines: SRV_INFO (with -a and -D: "tunable=NAME value=V was=W"),
-# SRV_WARN (a tunable that could not be restored), SRV_EVENT (guest seconds since the move),
-# SRV_SAMPLE/SRV_REGION/SRV_PROC (srvsample, label LABEL/INSTANCE),
+# SRV_WARN (a tunable that could not be restored), SRV_EVENT (guest
+# seconds since the move), SRV_SAMPLE/SRV_REGION/SRV_PROC (srvsample, label LABEL/INSTANCE),
 # SRV_CLIENT (the client's per-second figures), SRV_RESULT (throughput,
 # hit rate, errors), and "=== BEGIN NAME" ... "=== END NAME" sections
 # (numabctl output). Exit status 0 when the run completed; 1 after one
@@ -95,8 +95,10 @@ while getopts "m:F:T:s:c:l:w:t:a:D:2HNS" o; do
 	2) side=1 ;;
 	H) hotslow=-H ;;
 	a) around=$OPTARG ;;
-	D) case $OPTARG in [a-z_]*=[0-9]*) ;; *) echo "SRV_FAIL label=? -D $OPTARG: not NAME=NUMBER"; exit 1 ;; esac
-	   case ${OPTARG%%=*}/${OPTARG#*=} in *[!a-z_]*/* | */*[!0-9]*) echo "SRV_FAIL label=? -D $OPTARG: not NAME=NUMBER"; exit 1 ;; esac
+	D) case ${OPTARG%%=*}=${OPTARG#*=} in
+	   =* | *[!a-z_]*=* | *=*[!0-9]* | *=)
+		echo "SRV_FAIL label=? -D $OPTARG: not NAME=NUMBER"; exit 1 ;;
+	   esac
 	   tunables="$tunables $OPTARG" ;;
 	N) notrace=1 ;;
 	S) selfsave=1 ;;

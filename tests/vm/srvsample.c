@@ -54,9 +54,9 @@
  *     idle tracking: each followed page used since the previous sample
  *     that is on a slow node, with one process that maps it (the first
  *     one walked), how many of the server's processes map it, the page's
- *     offset in its file (in the mapping when it has
- *     no file) and, last since it may hold spaces, the name of that
- *     mapping in /proc/PID/maps; "?" when that process exited meanwhile)
+ *     offset in its file (in the mapping when it has no file) and, last
+ *     since it may hold spaces, the name of that mapping in
+ *     /proc/PID/maps; "?" when that process exited meanwhile)
  * -1: one sample and exit. Exit status 0; 1 on bad usage or when
  * /proc/PID/pagemap gives no page frame numbers (not root).
  */
@@ -296,7 +296,7 @@ static long sample_pid(pid_t pid, long long kb[NREGION][MAX_NODES], long *nopfn)
 				break;
 			for (k = 0; k < (size_t)got / 8; k++) {
 				unsigned long pfn;
-				int node;
+				int node, first;
 
 				if (!(buf[k] & PM_PRESENT))
 					continue;
@@ -310,20 +310,23 @@ static long sample_pid(pid_t pid, long long kb[NREGION][MAX_NODES], long *nopfn)
 				if (node < 0 || node >= MAX_NODES)
 					continue;
 				kb[m[i].region][node] += kb_page;
-				if (!(seen[pfn / 64] & (1ULL << (pfn % 64)))) {
+				first = !(seen[pfn / 64] & (1ULL << (pfn % 64)));
+				if (first) {
 					seen[pfn / 64] |= 1ULL << (pfn % 64);
 					pfn_region[pfn] = m[i].region + 1;
-					if (owner && !(pfn % IDLE_EVERY)) {
-						owner[pfn / IDLE_EVERY].pid = pid;
-						owner[pfn / IDLE_EVERY].va = va + k * psz;
-						owner[pfn / IDLE_EVERY].maps = 1;
-					}
-				} else if (owner && !(pfn % IDLE_EVERY) &&
-					   owner[pfn / IDLE_EVERY].last != pid) {
-					owner[pfn / IDLE_EVERY].maps++;
 				}
-				if (owner && !(pfn % IDLE_EVERY))
-					owner[pfn / IDLE_EVERY].last = pid;
+				if (owner && !(pfn % IDLE_EVERY)) {
+					struct owner *o = &owner[pfn / IDLE_EVERY];
+
+					if (first) {	/* the first process walked */
+						o->pid = pid;
+						o->va = va + k * psz;
+						o->maps = 1;
+					} else if (o->last != pid) {
+						o->maps++;
+					}
+					o->last = pid;
+				}
 			}
 			va += (unsigned long)got / 8 * psz;
 		}

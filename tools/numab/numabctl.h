@@ -247,6 +247,8 @@ int nx_filter_assign_error(const char *arg);
 int nx_filters_writable(const bool *set);
 /* write values where set[i]; on failure roll back and return exit code */
 int nx_filters_write(const int *val, const bool *set);
+/* the debugfs directory of the NUMA balancing tunables (scan_*_ms, ...) */
+#define NX_NB_DEBUGFS "/sys/kernel/debug/sched/numa_balancing"
 long nx_numa_balancing_mode(void);	/* -1 when absent */
 const char *nx_mode_name(long mode);
 

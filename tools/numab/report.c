@@ -275,7 +275,7 @@ static long nb_tunable(const char *name)
 	char path[4096];
 	long v;
 
-	if (nx_path(path, sizeof(path), "/sys/kernel/debug/sched/numa_balancing/%s", name) ||
+	if (nx_path(path, sizeof(path), NX_NB_DEBUGFS "/%s", name) ||
 	    nx_read_long(path, &v) || v < 0)
 		return -1;
 	return v;
@@ -306,9 +306,10 @@ static void pace_section(struct nx_doc *d, const struct report *rp)
 	long size = nb_tunable("scan_size_mb"), delay = nb_tunable("scan_delay_ms");
 	long mode = nx_numa_balancing_mode();
 	uint64_t fast, slow, stranded, windows = 0;
-	long long next = LLONG_MIN, smin = -1, start = -1, ceiling = -1, overdue = LLONG_MIN;
+	long long next, smin = -1, start = -1, ceiling = -1, overdue = LLONG_MIN;
+	bool tiering;
 	long ran;
-	char buf[32], note[768] = "-";
+	char buf[32], head[320] = "", note[768] = "-";
 	struct nx_table t;
 
 	if (!l0->have_numab || !(l0->mm.have & MM_HAVE_NEXT))
@@ -332,31 +333,30 @@ static void pace_section(struct nx_doc *d, const struct report *rp)
 		/* a task's first period is the scan delay (init_numa_balancing()) */
 		start = delay > smin ? delay : smin;
 	}
-	if (l0->mm.have & MM_HAVE_NEXT)
-		next = l0->mm.next_scan_ms;
+	next = l0->mm.next_scan_ms;
 	if ((l1->mm.have & MM_HAVE_NEXT) && l1->mm.next_scan_ms > next)
 		next = l1->mm.next_scan_ms;
 	if (rp->have_l1 && (l1->mm.have & MM_HAVE_NEXT))
 		overdue = -(long long)l1->mm.next_scan_ms;
 	ran = rp->cpu0 >= 0 && rp->cpu1 >= 0 ? rp->cpu1 - rp->cpu0 : -1;
-	if (ceiling > 0 && mode >= 0 && (mode & 2) && overdue >= 4 * start && ran > 0)
-		snprintf(note, sizeof(note),
+	tiering = ceiling > 0 && mode >= 0 && (mode & 2);
+	if (tiering && overdue >= 4 * start && ran > 0)
+		snprintf(head, sizeof(head),
 			 "the next scan window is %lld ms overdue although the process ran (its "
 			 "busiest thread %ld ms of CPU in the interval): a thread starts a window "
 			 "only once it has run its own scan period of CPU time since its last, so "
-			 "the period is long (ceiling %lld ms): in memory-tiering mode each promotion "
-			 "doubles the scan period of the task that faulted, up to the ceiling, and it "
-			 "does not come down while promotions are its only faults; slow-tier pages no "
-			 "scan has marked wait for the next window (scan_period_max_ms bounds it)",
-			 overdue, ran, ceiling);
-	else if (ceiling > 0 && mode >= 0 && (mode & 2) && next >= 4 * start)
-		snprintf(note, sizeof(note),
+			 "the period is long (ceiling %lld ms)", overdue, ran, ceiling);
+	else if (tiering && next >= 4 * start)
+		snprintf(head, sizeof(head),
 			 "the next scan window is %lld ms away, %.1f times the period a task starts "
-			 "with (%lld ms; ceiling %lld ms): in memory-tiering mode each promotion "
-			 "doubles the scan period of the task that faulted, up to the ceiling, and it "
-			 "does not come down while promotions are its only faults; slow-tier pages no "
-			 "scan has marked wait for the next window (scan_period_max_ms bounds it)",
+			 "with (%lld ms; ceiling %lld ms)",
 			 next, (double)next / (double)start, start, ceiling);
+	if (head[0])
+		snprintf(note, sizeof(note), "%s: in memory-tiering mode each promotion doubles "
+			 "the scan period of the task that faulted, up to the ceiling, and it does "
+			 "not come down while promotions are its only faults; slow-tier pages no "
+			 "scan has marked wait for the next window (scan_period_max_ms bounds it)",
+			 head);
 	nx_kv_num(&t, "scan_seq_start", nx_fmt_u64(buf, l0->mm.scan_seq));
 	nx_kv_num(&t, "scan_seq_end", rp->have_l1 ? nx_fmt_u64(buf, l1->mm.scan_seq) : NULL);
 	snprintf(buf, sizeof(buf), "%lld", (long long)l0->mm.next_scan_ms);
@@ -594,7 +594,8 @@ static int collect(struct report *rp)
 	r = nx_vmlist_load(&rp->l0, rp->pid, &rp->topo, 4);
 	if (r)
 		return r;
-	rp->cpu0 = nx_threads_cpu_ms_max(rp->pid);
+	/* for the scan pace, shown only with scan state */
+	rp->cpu0 = rp->l0.have_numab ? nx_threads_cpu_ms_max(rp->pid) : -1;
 	nx_counters_load(&rp->vm0);
 	t0 = nx_now();
 	if (rp->no_trace)
@@ -606,7 +607,7 @@ static int collect(struct report *rp)
 	nx_sleep(rp->sec - (nx_now() - t0));	/* when tracing could not run */
 	nx_counters_load(&rp->vm1);
 	rp->have_l1 = nx_vmlist_load(&rp->l1, rp->pid, &rp->topo, 4) == NX_OK;
-	rp->cpu1 = rp->have_l1 ? nx_threads_cpu_ms_max(rp->pid) : -1;
+	rp->cpu1 = rp->have_l1 && rp->l0.have_numab ? nx_threads_cpu_ms_max(rp->pid) : -1;
 	return NX_OK;
 }
 

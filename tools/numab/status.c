@@ -215,8 +215,7 @@ static void tunables_table(struct nx_table *t)
 		char key[128];
 		int r;
 
-		nx_path(path, sizeof(path), "/sys/kernel/debug/sched/numa_balancing/%s",
-			debugfs_tunables[i]);
+		nx_path(path, sizeof(path), NX_NB_DEBUGFS "/%s", debugfs_tunables[i]);
 		snprintf(key, sizeof(key), "debugfs:%s", debugfs_tunables[i]);
 		r = nx_read_str(path, buf, sizeof(buf));
 		if (r == -EACCES || r == -EPERM)

@@ -326,13 +326,6 @@ static int64_t backoff_until(const struct nx_numab_vma *n, const struct nx_vmlis
 }
 
 /*
- * The verdict on @v, and into @why (NULL: not wanted; vmas prints it only
- * in the WHY column) the reason for it. @page_held, @backoff and @pid_held
- * (NULL: not wanted) say whether the page check holds its slow-tier memory,
- * a promotion-only backoff makes it wait, or the PID filter skipped it at
- * the last pass.
- */
-/*
  * Has a pass of the scanner begun in this mm? A task_numa_work() moves
  * scan_offset on or completes a sequence. A task scans once it has run
  * scan_delay_ms of CPU time of its own (task_tick_numa()): an idle process
@@ -344,6 +337,13 @@ static bool scan_begun(const struct nx_numab_mm *mm)
 	       !(mm->have & MM_HAVE_OFFSET) || mm->scan_offset;
 }
 
+/*
+ * The verdict on @v, and into @why (NULL: not wanted; vmas prints it only
+ * in the WHY column) the reason for it. @page_held, @backoff and @pid_held
+ * (NULL: not wanted) say whether the page check holds its slow-tier memory,
+ * a promotion-only backoff makes it wait, or the PID filter skipped it at
+ * the last pass.
+ */
 static const char *judge(const struct nx_vma *v, const struct nx_vmlist *l,
 			 char *why, size_t sz, bool *page_held, bool *backoff, bool *pid_held)
 {
