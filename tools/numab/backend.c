@@ -978,7 +978,7 @@ int nx_bpf_read(pid_t pid, nx_bpf_fn fn, void *priv, struct nx_bpf_info *info,
 	if (r)
 		return r;
 	nx_filters_read(&fs);
-	rd.fc.shared_ro = fs.val[1] >= 0 ? fs.val[1] : 1;	/* stock: skip */
+	rd.fc.shared_ro = fs.val[NX_F_SHARED_RO] >= 0 ? fs.val[NX_F_SHARED_RO] : 1;	/* stock: skip */
 	mode = nx_numa_balancing_mode();
 	rd.fc.tiering = mode > 0 && (mode & 2);
 

@@ -20,6 +20,8 @@ static const char *const meaning[NX_NFILTERS][3] = {
 	{ "treat folios mapped by several processes like any other",
 	  "leave folios mapped by several processes alone (6.12)",
 	  "leave them alone, but mark and promote lower-tier ones when tiering" },
+	{ "when tiering, a scan sequence that mostly promotes shortens the scan period",
+	  "promotions lengthen the scan period like other remote faults (6.12)", NULL },
 };
 
 enum { FC_NAME, FC_VALUE, FC_SETTING, FC_DEFAULT, FC_MEANING, FC_SYSCTL };
@@ -168,11 +170,13 @@ static void filter_usage(FILE *out)
 	      "       numabctl filter --pid PID [NAME[=VALUE] ...] [--legacy|--default|--inherit]\n\n"
 	      "Show or set the scan filters (kernel.numa_balancing_filter_*).\n"
 	      "Filters: pid, shared_ro, shared_folio (off|skip|tier, 0..2),\n"
-	      "scan_delay, cpuset (off|on).\n\n"
+	      "scan_delay, cpuset (off|on); promo_slowdown (off|on), no VMA filter but\n"
+	      "the scan-period rule for promotions in memory-tiering mode.\n\n"
 	      "  --legacy         stock 6.12 behaviour: pid=skip shared_ro=skip\n"
 	      "                   scan_delay=on cpuset=off shared_folio=skip\n"
+	      "                   promo_slowdown=on\n"
 	      "  --default        kernel defaults: pid=tier shared_ro=tier scan_delay=on\n"
-	      "                   cpuset=on shared_folio=tier\n"
+	      "                   cpuset=on shared_folio=tier promo_slowdown=off\n"
 	      "                   (both set only the filters this kernel has)\n"
 	      "  --save FILE      write the current values (sysctl.conf syntax; - for stdout)\n"
 	      "  --restore FILE   set the values saved in FILE (- for stdin)\n"
@@ -180,7 +184,7 @@ static void filter_usage(FILE *out)
 	      "Per process (kernels with /proc/PID/numa_filters; no sysctl changes):\n"
 	      "  numabctl filter --pid PID [NAME ...]           its overrides, effective values\n"
 	      "  numabctl filter --pid PID NAME=VALUE ...       set them; VALUE may be inherit\n"
-	      "  numabctl filter --pid PID --legacy|--default|--inherit   all five\n"
+	      "  numabctl filter --pid PID --legacy|--default|--inherit   all it has\n"
 	      "  -p, --pid PID    the process (its mm: every thread, kept across execve,\n"
 	      "                   inherited by fork); a value less restrictive than the\n"
 	      "                   sysctl needs CAP_SYS_NICE, another user's process ptrace\n"
@@ -205,8 +209,7 @@ static int filter_pid(pid_t pid, int argc, char **argv, int preset)
 		if (!strchr(argv[i], '=')) {
 			idx = nx_filter_index(argv[i], strlen(argv[i]));
 			if (idx < 0) {
-				nx_warn("unknown filter '%s' (pid, shared_ro, scan_delay, cpuset, "
-					"shared_folio)", argv[i]);
+				nx_warn("unknown filter '%s' (%s)", argv[i], nx_filter_names());
 				return NX_EUSAGE;
 			}
 			named[idx] = some = true;

@@ -237,6 +237,10 @@ struct nx_filters_state {
 	int present;		/* number of filter sysctls found (readable or not) */
 };
 void nx_filters_preset(int *val, bool *set, bool legacy);
+/* the filters this kernel has (@opt: the preset, for the warning on those it lacks) */
+void nx_filters_kernel(bool *have, const char *opt);
+/* "pid, shared_ro, ...": every filter's name, for messages */
+const char *nx_filter_names(void);
 int nx_filter_path(char *buf, size_t sz, int idx);
 void nx_filters_read(struct nx_filters_state *st);
 /* "ok", "absent", "malformed" or "unreadable" for an err of nx_filters_state */

@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Per-process filter overrides: /proc/<pid>/numa_filters holds
- * one line, "pid=V shared_ro=V scan_delay=V shared_folio=V cpuset=V", V
- * "inherit" (the sysctl applies) or the override.  A write of NAME=VALUE
- * tokens changes the named filters only and is validated as a whole
- * (EINVAL: nothing changed); a value less restrictive than the sysctl
- * needs CAP_SYS_NICE (EPERM); opening another user's process for writing
- * needs ptrace-attach rights (EACCES); a kernel thread reads as empty and
- * refuses writes (ESRCH).  The override lives in the mm: fork() inherits
+ * Per-process filter overrides: /proc/<pid>/numa_filters holds one line,
+ * "pid=V shared_ro=V scan_delay=V shared_folio=V cpuset=V promo_slowdown=V",
+ * V "inherit" (the sysctl applies) or the override; a kernel of an older
+ * numab series lists the filters it has (no promo_slowdown, say).  A
+ * write of NAME=VALUE tokens changes the named filters only and is
+ * validated as a whole (EINVAL: nothing changed); a value less restrictive
+ * than the sysctl needs CAP_SYS_NICE (EPERM); opening another user's
+ * process for writing needs ptrace-attach rights (EACCES); a kernel
+ * thread reads as empty and refuses writes (ESRCH).  The override lives in the mm: fork() inherits
  * it and execve() keeps it, which is what 'numabctl run' relies on.
  */
 #include <dirent.h>
@@ -20,7 +21,10 @@
 #include "override.h"
 
 /* the kernel prints (and we write) the filters in this order */
-static const int kernel_order[NX_NFILTERS] = { 0, 1, 2, 4, 3 };
+static const int kernel_order[NX_NFILTERS] = {
+	NX_F_PID, NX_F_SHARED_RO, NX_F_SCAN_DELAY, NX_F_SHARED_FOLIO, NX_F_CPUSET,
+	NX_F_PROMO_SLOWDOWN,
+};
 
 int nx_pf_path(char *buf, size_t sz, pid_t pid)
 {
@@ -97,8 +101,8 @@ int nx_pf_parse_assign(const char *arg, int *idx, int *val)
 
 	*idx = nx_filter_index(arg, eq ? (size_t)(eq - arg) : strlen(arg));
 	if (*idx < 0 || !eq) {
-		nx_warn("invalid filter '%s': expected NAME=VALUE, NAME one of pid, "
-			"shared_ro, scan_delay, cpuset, shared_folio", arg);
+		nx_warn("invalid filter '%s': expected NAME=VALUE, NAME one of %s", arg,
+			nx_filter_names());
 		return -1;
 	}
 	if (!strcmp(eq + 1, "inherit")) {
@@ -117,11 +121,11 @@ int nx_pf_parse_assign(const char *arg, int *idx, int *val)
 
 void nx_pf_preset(int *val, bool *set, int which)
 {
-	for (int i = 0; i < NX_NFILTERS; i++) {
-		set[i] = true;
+	for (int i = 0; i < NX_NFILTERS; i++)
 		val[i] = which == NX_PF_LEGACY ? nx_filters[i].legacy :
 			 which == NX_PF_DEFAULT ? nx_filters[i].def : NX_FILTER_INHERIT;
-	}
+	nx_filters_kernel(set, which == NX_PF_LEGACY ? "--legacy" : which == NX_PF_DEFAULT ?
+			  "--default" : "--inherit");
 }
 
 int nx_filter_rank(int idx, int val)
@@ -256,6 +260,7 @@ int nx_pf_write(pid_t pid, const int *val, const bool *set)
 {
 	char path[4096], buf[512];
 	int n = nx_pf_format(val, set, buf, sizeof(buf)), fd;
+	struct nx_filters_state sys;
 	ssize_t w;
 
 	if (n < 0) {
@@ -263,6 +268,18 @@ int nx_pf_write(pid_t pid, const int *val, const bool *set)
 		return NX_EUSAGE;
 	}
 	nx_pf_path(path, sizeof(path), pid);
+	/*
+	 * a filter a kernel of an older series lacks (no sysctl): its
+	 * numa_filters would refuse the write as a whole
+	 */
+	nx_filters_read(&sys);
+	for (int i = 0; sys.present && i < NX_NFILTERS; i++)
+		if (set[i] && sys.err[i] == -ENOENT && nx_filters[i].newer) {
+			nx_warn("%s: not set: this kernel lacks %s (no "
+				"kernel.numa_balancing_filter_%s); nothing changed", path,
+				nx_filters[i].newer, nx_filters[i].name);
+			return NX_ENOTSUP;
+		}
 	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
 	if (fd < 0)
 		return nx_pf_write_error(pid, path, errno, true, val, set);

@@ -21,6 +21,7 @@ int nx_pf_format(const int *val, const bool *set, char *buf, size_t sz);
 /* "NAME=VALUE", VALUE a setting name, a number or "inherit": 0, or -1 with a message */
 int nx_pf_parse_assign(const char *arg, int *idx, int *val);
 enum { NX_PF_LEGACY, NX_PF_DEFAULT, NX_PF_INHERIT };
+/* --legacy, --default or --inherit: the filters this kernel has (nx_filters_kernel()) */
 void nx_pf_preset(int *val, bool *set, int which);
 /* skip (1) > tier (2) > off (0); on > off: higher is more restrictive */
 int nx_filter_rank(int idx, int val);

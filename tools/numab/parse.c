@@ -11,11 +11,17 @@
 #define SPAN_IS(s, lit) ((s).n == sizeof(lit) - 1 && (s).p && !memcmp((s).p, lit, sizeof(lit) - 1))
 
 const struct nx_filter_desc nx_filters[NX_NFILTERS] = {
-	{ "pid",	2, 2, 1 },
-	{ "shared_ro",	2, 2, 1 },
-	{ "scan_delay",	1, 1, 1 },
-	{ "cpuset",	1, 1, 0 },
-	{ "shared_folio", 2, 2, 1 },	/* page level; newest, may be absent */
+	[NX_F_PID] = { "pid", 2, 2, 1, NULL },
+	[NX_F_SHARED_RO] = { "shared_ro", 2, 2, 1, NULL },
+	[NX_F_SCAN_DELAY] = { "scan_delay", 1, 1, 1, NULL },
+	[NX_F_CPUSET] = { "cpuset", 1, 1, 0, NULL },
+	/* page level */
+	[NX_F_SHARED_FOLIO] = { "shared_folio", 2, 2, 1,
+				"the shared_folio filter (numab kernel series v2)" },
+	/* the scan period in tiering mode, not a VMA filter */
+	[NX_F_PROMO_SLOWDOWN] = { "promo_slowdown", 1, 0, 1,
+				  "the promo_slowdown setting (the numab series' scan-period "
+				  "rule for promotions)" },
 };
 
 static bool is_blank(char c)

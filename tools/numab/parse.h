@@ -13,7 +13,16 @@
 #include <stdint.h>
 
 #define NX_MAX_NODES 1024
-#define NX_NFILTERS 5		/* scan filters: pid, shared_ro, scan_delay, cpuset, shared_folio */
+/*
+ * The kernel.numa_balancing_filter_* settings: the VMA scan filters pid,
+ * shared_ro, scan_delay, cpuset and shared_folio, and promo_slowdown,
+ * which is no VMA filter but the scan-period rule for promotions
+ */
+#define NX_NFILTERS 6
+enum {
+	NX_F_PID, NX_F_SHARED_RO, NX_F_SCAN_DELAY, NX_F_CPUSET, NX_F_SHARED_FOLIO,
+	NX_F_PROMO_SLOWDOWN,
+};
 
 struct nx_span {
 	const char *p;
@@ -169,6 +178,8 @@ struct nx_filter_desc {
 	int max;		/* highest valid value */
 	int def;		/* kernel default */
 	int legacy;		/* stock 6.12 behaviour */
+	/* a setting some numab series lack: what a kernel without it lacks */
+	const char *newer;
 };
 extern const struct nx_filter_desc nx_filters[NX_NFILTERS];
 int nx_filter_index(const char *s, size_t n);

@@ -36,51 +36,71 @@ const char *nx_filter_err_name(int err)
 	       err == -EINVAL ? "malformed" : "unreadable";
 }
 
+const char *nx_filter_names(void)
+{
+	static char buf[160];
+	int off = 0;
+
+	if (buf[0])
+		return buf;
+	for (int i = 0; i < NX_NFILTERS; i++)
+		off += snprintf(buf + off, sizeof(buf) - (size_t)off, "%s%s", i ? ", " : "",
+				nx_filters[i].name);
+	return buf;
+}
+
 /*
- * --legacy (@legacy) or --default: every filter this kernel has.  A kernel
- * of an older numab series lacks the newest sysctls (shared_folio): the
- * others are set and a warning says which were left alone.  Without any
- * filter sysctl all are set, so that the write fails saying why.
+ * Which filters this kernel has: those whose sysctl exists (a kernel of an
+ * older numab series lacks the newest, shared_folio or promo_slowdown, in
+ * its sysctls and its numa_filters alike); a warning for @opt names those
+ * it lacks.  Without any filter sysctl all, so that a write says why.
  */
-void nx_filters_preset(int *val, bool *set, bool legacy)
+void nx_filters_kernel(bool *have, const char *opt)
 {
 	char path[4096], missing[256] = "";
 	size_t off = 0;
-	int nmissing = 0;
+	int n = 0;
 
 	for (int i = 0; i < NX_NFILTERS; i++) {
-		val[i] = legacy ? nx_filters[i].legacy : nx_filters[i].def;
 		nx_filter_path(path, sizeof(path), i);
-		set[i] = nx_exists(path);
-		if (!set[i] && off < sizeof(missing)) {
+		have[i] = nx_exists(path);
+		if (!have[i] && off < sizeof(missing))
 			off += (size_t)snprintf(missing + off, sizeof(missing) - off,
 						"%skernel.numa_balancing_filter_%s",
-						nmissing ? ", " : "", nx_filters[i].name);
-			nmissing++;
-		}
+						n ? ", " : "", nx_filters[i].name);
+		n += !have[i];
 	}
-	if (nmissing == NX_NFILTERS) {
+	if (n == NX_NFILTERS) {
 		for (int i = 0; i < NX_NFILTERS; i++)
-			set[i] = true;
+			have[i] = true;
 		return;
 	}
-	if (nmissing)
-		nx_warn("--%s: %s %s not on this kernel (an older numab series): left "
-			"out, the kernel behaves as it always does there; the other filters "
-			"are set", legacy ? "legacy" : "default", missing,
-			nmissing > 1 ? "are" : "is");
+	if (n)
+		nx_warn("%s: %s %s not on this kernel (an older numab series): left out, the "
+			"kernel behaves as it always does there; the other filters are set",
+			opt, missing, n > 1 ? "are" : "is");
 }
 
-static int write_error(const char *path, int err, int val)
+/* --legacy (@legacy) or --default: every filter this kernel has */
+void nx_filters_preset(int *val, bool *set, bool legacy)
 {
+	for (int i = 0; i < NX_NFILTERS; i++)
+		val[i] = legacy ? nx_filters[i].legacy : nx_filters[i].def;
+	nx_filters_kernel(set, legacy ? "--legacy" : "--default");
+}
+
+static int write_error(int idx, int err, int val)
+{
+	char path[4096];
+
+	nx_filter_path(path, sizeof(path), idx);
 	if (err == -EINVAL || err == -ERANGE) {
 		nx_warn("%s: the kernel rejected %d (out of range)", path, val);
 		return NX_EUSAGE;
 	}
 	if (err == -ENOENT) {
-		if (strstr(path, "filter_shared_folio"))
-			nx_warn("%s: not found: this kernel lacks the shared_folio filter "
-				"(numab kernel series v2)", path);
+		if (nx_filters[idx].newer)
+			nx_warn("%s: not found: this kernel lacks %s", path, nx_filters[idx].newer);
 		else
 			nx_warn("%s: not found: this kernel lacks the numab filter sysctls "
 				"(the numab kernel series)", path);
@@ -108,12 +128,12 @@ static int check_old(const struct nx_filters_state *old, const bool *set, bool a
 	for (int i = 0; i < NX_NFILTERS; i++) {
 		if (!set[i] || !old->err[i])
 			continue;
-		nx_filter_path(path, sizeof(path), i);
 		if (old->err[i] == -ENOENT) {
 			if (absent)
-				return write_error(path, -ENOENT, 0);
+				return write_error(i, -ENOENT, 0);
 			continue;
 		}
+		nx_filter_path(path, sizeof(path), i);
 		nx_warn("%s: the current value is %s (%s): nothing changed, since it "
 			"could not be restored if a later write failed", path,
 			nx_filter_err_name(old->err[i]), old->err[i] == -EINVAL ?
@@ -149,7 +169,7 @@ int nx_filters_write(const int *val, const bool *set)
 		nx_filter_path(path, sizeof(path), i);
 		err = nx_write_long(path, val[i]);
 		if (err) {
-			r = write_error(path, err, val[i]);
+			r = write_error(i, err, val[i]);
 			break;
 		}
 	}
@@ -193,8 +213,8 @@ int nx_filter_assign_error(const char *arg)
 	int idx = nx_filter_index(arg, eq ? (size_t)(eq - arg) : strlen(arg));
 
 	if (idx < 0)
-		return nx_usage_error("invalid filter '%s': NAME is one of pid, shared_ro, "
-				      "scan_delay, cpuset, shared_folio", arg);
+		return nx_usage_error("invalid filter '%s': NAME is one of %s", arg,
+				      nx_filter_names());
 	return nx_usage_error("invalid value '%s' for filter %s (%s)", eq ? eq + 1 : "",
 			      nx_filters[idx].name, nx_filters[idx].max == 2 ?
 			      "off|skip|tier or 0..2" : "off|on or 0..1");

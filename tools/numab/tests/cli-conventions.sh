@@ -47,7 +47,7 @@ rm "$R/proc/sys/kernel/numa_balancing_filter_shared_folio"
 nx "$R" filter -r -n -o NAME,VALUE,SETTING
 t "filter: absent, unreadable and malformed sysctls told apart" eval 'rc 0 && has "^cpuset - unreadable$" && has "^shared_ro - malformed$" && has "^shared_folio - absent$"'
 nx "$R" status -r
-t "status: an unreadable sysctl is not 'not provided by this kernel'" eval 'rc 0 && has "^cpuset .*cannot.*read.*it" && has "filter_sysctls 4/5"'
+t "status: an unreadable sysctl is not 'not provided by this kernel'" eval 'rc 0 && has "^cpuset .*cannot.*read.*it" && has "filter_sysctls 5/6"'
 R2=$(copy patched); rm "$R2/proc/vmstat"; mkdir "$R2/proc/vmstat"
 nx "$R2" status -r
 t "status: an unreadable /proc/vmstat is said once, counters not claimed absent" eval 'rc 0 && errs 1 && has "vmstat: cannot read" err && has "skip_counters unknown" && hasnt "^Counters:"'
@@ -155,9 +155,9 @@ t "-x COL: ascending by any column" eval 'rc 0 && [ "$(head -1 "$TMP/out")" = "/
 nx "$P" vmas -P -o START,VERDICT 4242
 t "-P: NAME=\"value\" pairs" eval 'rc 0 && has "^START=\"55d0c0a00000\" VERDICT=\"skipped:shared_ro\"$"'
 nx "$P" filter -x VALUE -r -n -o NAME
-t "-x COL not shown: sorts by it, hidden (lsblk)" eval 'rc 0 && [ "$(head -1 "$TMP/out")" = scan_delay ] && [ "$(tail -1 "$TMP/out")" = shared_folio ]'
+t "-x COL not shown: sorts by it, hidden (lsblk)" eval 'rc 0 && [ "$(head -1 "$TMP/out")" = promo_slowdown ] && [ "$(tail -1 "$TMP/out")" = shared_folio ]'
 nx "$P" filter -x VALUE -J -o NAME
-t "-x COL not shown: not in JSON either" eval 'rc 0 && json "d[\"filters\"][0] == {\"name\": \"scan_delay\"}"'
+t "-x COL not shown: not in JSON either" eval 'rc 0 && json "d[\"filters\"][0] == {\"name\": \"promo_slowdown\"}"'
 
 # --- completion: +COL, -x COL ------------------------------------------------------------
 COMP=$(pwd)/bash-completion/numabctl

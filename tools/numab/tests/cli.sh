@@ -2,6 +2,7 @@
 # CLI tests, sourced by tests/check.sh (uses its helpers).
 DOC=$(pwd)/Documentation/numabctl.rst
 P=$FIX/patched U=$FIX/unpatched-6.12 N=$FIX/no-numab S=$FIX/single-node M=$FIX/malformed
+pf_is() { [ "$(cat "$1/proc/$2/numa_filters")" = "$3" ] || { echo "# numa_filters of $2: '$(cat "$1/proc/$2/numa_filters")', expected '$3'"; return 1; }; }
 
 # --- help and usage ----------------------------------------------------------
 nx "$P" help
@@ -25,7 +26,7 @@ t "status -J patched: golden" eval 'rc 0 && golden status-patched.json'
 nx "$P" status -r
 t "status: the promo_backoff skip counter" has "^numa_vma_skip_promo_backoff 31$"
 nx "$U" status
-t "status unpatched: one line says what is missing" eval 'rc 0 && lines 1 err && has "numab series" err && has "filter_sysctls  *0/5"'
+t "status unpatched: one line says what is missing" eval 'rc 0 && lines 1 err && has "numab series" err && has "filter_sysctls  *0/6"'
 nx "$N" status
 t "status without NUMA: one line, still prints support" eval 'rc 0 && lines 1 err && has CONFIG_NUMA err && has "numa_balancing  *unsupported"'
 nx "$S" status -r -n -o NODE,CPUS,TIER,CLASS
@@ -165,7 +166,17 @@ t "filter --default" eval 'rc 0 && sysctl_is "$R" pid 2 && sysctl_is "$R" shared
 nx "$R" filter --restore "$TMP/saved"
 t "filter --restore" eval 'rc 0 && sysctl_is "$R" pid 1 && sysctl_is "$R" cpuset 0'
 nx "$R" filter --legacy
-t "filter --legacy: pid=1 shared_ro=1 scan_delay=1 cpuset=0 shared_folio=1" eval 'rc 0 && sysctl_is "$R" pid 1 && sysctl_is "$R" shared_ro 1 && sysctl_is "$R" scan_delay 1 && sysctl_is "$R" cpuset 0 && sysctl_is "$R" shared_folio 1 && lines 0 err'
+t "filter --legacy: pid=1 shared_ro=1 scan_delay=1 cpuset=0 shared_folio=1 promo_slowdown=1" eval 'rc 0 && sysctl_is "$R" pid 1 && sysctl_is "$R" shared_ro 1 && sysctl_is "$R" scan_delay 1 && sysctl_is "$R" cpuset 0 && sysctl_is "$R" shared_folio 1 && sysctl_is "$R" promo_slowdown 1 && lines 0 err'
+nx "$R" filter promo_slowdown -r -n -o NAME,VALUE,SETTING,DEFAULT,MEANING
+t "filter promo_slowdown after --legacy: on, default off, promotions lengthen the period" eval 'rc 0 && lines 1 && has "^promo_slowdown 1 on off promotions\\\\x20lengthen\\\\x20the\\\\x20scan\\\\x20period\\\\x20like\\\\x20other\\\\x20remote\\\\x20faults\\\\x20(6.12)$"'
+nx "$R" filter promo_slowdown=off -r -n -o NAME,VALUE,SETTING
+t "filter promo_slowdown=off: set by name, shown" eval 'rc 0 && sysctl_is "$R" promo_slowdown 0 && has "^promo_slowdown 0 off$"'
+nx "$R" filter promo_slowdown=on
+t "filter promo_slowdown=on" eval 'rc 0 && sysctl_is "$R" promo_slowdown 1'
+nx "$R" filter promo_slowdown=tier
+t "filter promo_slowdown=tier: exit 1, names the values" eval 'rc 1 && sysctl_is "$R" promo_slowdown 1 && has "off|on" err'
+nx "$R" filter --default
+t "filter --default: promo_slowdown=0" eval 'rc 0 && sysctl_is "$R" promo_slowdown 0 && sysctl_is "$R" pid 2 && lines 0 err'
 nx "$R" filter shared_folio=tier -r -n -o NAME,VALUE,SETTING
 t "filter shared_folio=tier: set by name, shown" eval 'rc 0 && sysctl_is "$R" shared_folio 2 && has "^shared_folio 2 tier$" && lines 1'
 nx "$R" filter shared_folio=off
@@ -175,7 +186,7 @@ t "filter shared_folio=on: exit 1, names the values" eval 'rc 1 && sysctl_is "$R
 nx "$R" filter --default
 t "filter --default: shared_folio=2" eval 'rc 0 && sysctl_is "$R" shared_folio 2'
 nx "$R" filter nosuch=1
-t "filter unknown name: the error lists shared_folio" eval 'rc 1 && has shared_folio err'
+t "filter unknown name: the error lists every filter" eval 'rc 1 && has "NAME is one of pid, shared_ro, scan_delay, cpuset, shared_folio, promo_slowdown$" err'
 nx "$R" filter --legacy
 nx "$R" filter pid=0 cpuset=tier
 t "filter invalid value: exit 1, nothing changed" eval 'rc 1 && sysctl_is "$R" pid 1 && has cpuset err'
@@ -192,18 +203,39 @@ R=$(copy patched); rm "$R/proc/sys/kernel/numa_balancing_filter_shared_folio"
 nx "$R" filter -r -n -o NAME,VALUE,SETTING
 t "filter without shared_folio: shown as absent" eval 'rc 0 && has "^shared_folio - absent$" && has "^cpuset 1 on$" && lines 0 err'
 nx "$R" filter --legacy -r -n -o NAME,SETTING
-t "filter --legacy without shared_folio: sets the other four, says it left shared_folio out" eval 'rc 0 && sysctl_is "$R" pid 1 && sysctl_is "$R" shared_ro 1 && sysctl_is "$R" scan_delay 1 && sysctl_is "$R" cpuset 0 && [ ! -e "$R/proc/sys/kernel/numa_balancing_filter_shared_folio" ] && lines 1 err && has "kernel.numa_balancing_filter_shared_folio is not on this kernel" err && has "^shared_folio absent$"'
+t "filter --legacy without shared_folio: sets the others, says it left shared_folio out" eval 'rc 0 && sysctl_is "$R" pid 1 && sysctl_is "$R" shared_ro 1 && sysctl_is "$R" scan_delay 1 && sysctl_is "$R" cpuset 0 && sysctl_is "$R" promo_slowdown 1 && [ ! -e "$R/proc/sys/kernel/numa_balancing_filter_shared_folio" ] && lines 1 err && has "kernel.numa_balancing_filter_shared_folio is not on this kernel" err && has "^shared_folio absent$"'
 nx "$R" filter --default
-t "filter --default without shared_folio: sets the other four" eval 'rc 0 && sysctl_is "$R" pid 2 && sysctl_is "$R" cpuset 1 && [ ! -e "$R/proc/sys/kernel/numa_balancing_filter_shared_folio" ] && has "^numabctl: --default: " err'
+t "filter --default without shared_folio: sets the others" eval 'rc 0 && sysctl_is "$R" pid 2 && sysctl_is "$R" cpuset 1 && [ ! -e "$R/proc/sys/kernel/numa_balancing_filter_shared_folio" ] && has "^numabctl: --default: " err'
 nx "$R" filter shared_folio=1
 t "filter shared_folio=1 without the sysctl: exit 4, says series v2, nothing created" eval 'rc 4 && has "numa_balancing_filter_shared_folio: not found: this kernel lacks the shared_folio filter (numab kernel series v2)" err && [ ! -e "$R/proc/sys/kernel/numa_balancing_filter_shared_folio" ]'
 printf 'kernel.numa_balancing_filter_pid = 1\nkernel.numa_balancing_filter_shared_folio = 1\n' > "$TMP/v2.conf"
 nx "$R" filter --restore "$TMP/v2.conf"
 t "filter --restore of a v2 file without shared_folio: exit 4, rolled back" eval 'rc 4 && sysctl_is "$R" pid 2 && has "series v2" err'
 nx "$R" run --global --legacy -- sh -c "cat '$R/proc/sys/kernel/numa_balancing_filter_pid' '$R/proc/sys/kernel/numa_balancing_filter_cpuset'"
-t "run --global --legacy without shared_folio: runs with the other four, restores them" eval 'rc 0 && [ "$(tr "\n" " " < "$TMP/out")" = "1 0 " ] && sysctl_is "$R" pid 2 && sysctl_is "$R" cpuset 1 && has shared_folio err && [ ! -e "$R/proc/sys/kernel/numa_balancing_filter_shared_folio" ]'
+t "run --global --legacy without shared_folio: runs with the others, restores them" eval 'rc 0 && [ "$(tr "\n" " " < "$TMP/out")" = "1 0 " ] && sysctl_is "$R" pid 2 && sysctl_is "$R" cpuset 1 && has shared_folio err && [ ! -e "$R/proc/sys/kernel/numa_balancing_filter_shared_folio" ]'
 nx "$R" status -r
-t "status without shared_folio: 4/5 filter sysctls" eval 'rc 0 && has "filter_sysctls 4/5" && has "^shared_folio - absent"'
+t "status without shared_folio: 5/6 filter sysctls" eval 'rc 0 && has "filter_sysctls 5/6" && has "^shared_folio - absent"'
+# a kernel of a numab series before promo_slowdown: five filter sysctls,
+# numa_filters and the mm line without it
+R=$(copy no-promo-slowdown)
+nx "$R" filter -r -n -o NAME,VALUE,SETTING
+t "filter on a series without promo_slowdown: shown as absent, the others as set" eval 'rc 0 && has "^promo_slowdown - absent$" && has "^shared_folio 2 tier$" && lines 0 err'
+nx "$R" status -r
+t "status on a series without promo_slowdown: 5/6 filter sysctls" eval 'rc 0 && has "^filter_sysctls 5/6$" && has "^promo_slowdown - absent off sysctl"'
+nx "$R" filter --legacy
+t "filter --legacy without promo_slowdown: sets the other five, says it left promo_slowdown out" eval 'rc 0 && sysctl_is "$R" pid 1 && sysctl_is "$R" shared_folio 1 && sysctl_is "$R" cpuset 0 && [ ! -e "$R/proc/sys/kernel/numa_balancing_filter_promo_slowdown" ] && lines 1 err && has "^numabctl: --legacy: kernel.numa_balancing_filter_promo_slowdown is not on this kernel (an older numab series): left out" err'
+nx "$R" filter promo_slowdown=off
+t "filter promo_slowdown=off without the sysctl: exit 4, says what the kernel lacks, nothing created" eval 'rc 4 && has "numa_balancing_filter_promo_slowdown: not found: this kernel lacks the promo_slowdown setting" err && [ ! -e "$R/proc/sys/kernel/numa_balancing_filter_promo_slowdown" ]'
+nx "$R" filter --pid 4242 --legacy
+t "filter --pid --legacy without promo_slowdown: the five it has, says it left promo_slowdown out" eval 'rc 0 && pf_is "$R" 4242 "pid=1 shared_ro=1 scan_delay=1 shared_folio=1 cpuset=0" && lines 1 err && has "^numabctl: --legacy: kernel.numa_balancing_filter_promo_slowdown is not on this kernel (an older numab series): left out" err && has "^promo_slowdown  *absent "'
+echo "pid=inherit shared_ro=inherit scan_delay=inherit shared_folio=inherit cpuset=inherit" > "$R/proc/4242/numa_filters"
+nx "$R" filter --pid 4242 pid=1 promo_slowdown=1
+t "filter --pid promo_slowdown=1 without it in numa_filters: exit 4, says the kernel lacks it, nothing written" eval 'rc 4 && has "numa_filters: not set: this kernel lacks the promo_slowdown setting (the numab series. scan-period rule for promotions) (no kernel.numa_balancing_filter_promo_slowdown); nothing changed" err && pf_is "$R" 4242 "pid=inherit shared_ro=inherit scan_delay=inherit shared_folio=inherit cpuset=inherit"'
+nx "$R" run --legacy -- cat "$R/proc/self/numa_filters"
+t "run --legacy without promo_slowdown: CMD runs with the five, one line says promo_slowdown was left out" eval 'rc 0 && [ "$(cat "$TMP/out")" = "pid=1 shared_ro=1 scan_delay=1 shared_folio=1 cpuset=0" ] && lines 1 err && has promo_slowdown err'
+nx "$R" filter --default 2> /dev/null
+nx "$R" run --global --legacy -- cat "$R/proc/sys/kernel/numa_balancing_filter_shared_folio"
+t "run --global --legacy without promo_slowdown: the others while CMD runs, restored" eval 'rc 0 && [ "$(cat "$TMP/out")" = 1 ] && sysctl_is "$R" shared_folio 2 && has promo_slowdown err && [ ! -e "$R/proc/sys/kernel/numa_balancing_filter_promo_slowdown" ]'
 R=$(copy unpatched-6.12)
 nx "$R" filter --legacy
 t "filter --legacy on unpatched kernel: exit 4, nothing created" eval 'rc 4 && has "numab" err && [ -z "$(ls "$R/proc/sys/kernel" | grep filter_)" ]'
@@ -252,7 +284,6 @@ t "run --global on unpatched kernel: exit 4, CMD not run" rc 4
 
 # --- per-process filters: /proc/PID/numa_filters ----------------------
 PP=$FIX/per-process
-pf_is() { [ "$(cat "$1/proc/$2/numa_filters")" = "$3" ] || { echo "# numa_filters of $2: '$(cat "$1/proc/$2/numa_filters")', expected '$3'"; return 1; }; }
 nx "$PP" filter --pid 4242
 t "filter --pid: golden (override, effective value, source, sysctl)" eval 'rc 0 && golden filter-pid.txt && lines 0 err'
 nx "$PP" filter --pid 4242 -J
@@ -263,15 +294,15 @@ R=$(copy per-process)
 nx "$R" filter --pid 4242 pid=inherit cpuset=on shared_folio=tier -r -n -o NAME,OVERRIDE,SOURCE
 t "filter --pid set: writes the named filters in the kernel's order, sysctls untouched" eval 'rc 0 && pf_is "$R" 4242 "pid=inherit shared_folio=2 cpuset=1" && sysctl_is "$R" pid 2 && sysctl_is "$R" cpuset 1 && has "^cpuset on process$" && has "^pid inherit system$" && [ ! -e "$R/run/numabctl.lock" ]'
 nx "$R" filter --pid 4242 --legacy
-t "filter --pid --legacy: all five" eval 'rc 0 && pf_is "$R" 4242 "pid=1 shared_ro=1 scan_delay=1 shared_folio=1 cpuset=0" && sysctl_is "$R" pid 2'
+t "filter --pid --legacy: all six" eval 'rc 0 && pf_is "$R" 4242 "pid=1 shared_ro=1 scan_delay=1 shared_folio=1 cpuset=0 promo_slowdown=1" && sysctl_is "$R" pid 2 && lines 0 err'
 nx "$R" filter --pid 4242 --inherit
-t "filter --pid --inherit: all five inherit" eval 'rc 0 && pf_is "$R" 4242 "pid=inherit shared_ro=inherit scan_delay=inherit shared_folio=inherit cpuset=inherit"'
+t "filter --pid --inherit: all six inherit" eval 'rc 0 && pf_is "$R" 4242 "pid=inherit shared_ro=inherit scan_delay=inherit shared_folio=inherit cpuset=inherit promo_slowdown=inherit"'
 nx "$R" filter --pid 4242 --default shared_ro=skip
-t "filter --pid --default NAME=VALUE: the value on top of the preset" eval 'rc 0 && pf_is "$R" 4242 "pid=2 shared_ro=1 scan_delay=1 shared_folio=2 cpuset=1"'
+t "filter --pid --default NAME=VALUE: the value on top of the preset" eval 'rc 0 && pf_is "$R" 4242 "pid=2 shared_ro=1 scan_delay=1 shared_folio=2 cpuset=1 promo_slowdown=0"'
 nx "$R" filter --pid 4242 cpuset=inherit pid=7
-t "filter --pid bad value: exit 1, names it, nothing written" eval 'rc 1 && has "value .7. for filter pid" err && pf_is "$R" 4242 "pid=2 shared_ro=1 scan_delay=1 shared_folio=2 cpuset=1"'
+t "filter --pid bad value: exit 1, names it, nothing written" eval 'rc 1 && has "value .7. for filter pid" err && pf_is "$R" 4242 "pid=2 shared_ro=1 scan_delay=1 shared_folio=2 cpuset=1 promo_slowdown=0"'
 nx "$R" filter --pid 4242 nosuch=1
-t "filter --pid unknown filter: exit 1" eval 'rc 1 && has shared_folio err'
+t "filter --pid unknown filter: exit 1, lists every filter" eval 'rc 1 && has "NAME one of pid, shared_ro, scan_delay, cpuset, shared_folio, promo_slowdown$" err'
 nx "$R" filter --pid 4242 --save "$TMP/x"
 t "filter --pid with --save: exit 1" rc 1
 nx "$R" filter --inherit
@@ -291,7 +322,7 @@ t "filter --pid set on a kernel without numa_filters: exit 7, nothing created" e
 R=$(copy per-process); chmod 644 "$R/proc/4242/numa_filters"
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null && setpriv --reuid=65534 --regid=65534 --clear-groups test -x "$BIN" 2>/dev/null && setpriv --reuid=65534 --regid=65534 --clear-groups test -r "$R/proc/4242/maps" 2>/dev/null; then
 	setpriv --reuid=65534 --regid=65534 --clear-groups "$BIN" --sysroot "$R" filter --pid 4242 pid=1 > "$TMP/out" 2> "$TMP/err"; echo $? > "$TMP/rc"
-	t "filter --pid set on another user's process: exit 3, says run as root / ptrace" eval 'rc 3 && has "not yours" err && has "run as root" err && pf_is "$R" 4242 "pid=1 shared_ro=inherit scan_delay=inherit shared_folio=inherit cpuset=0"'
+	t "filter --pid set on another user's process: exit 3, says run as root / ptrace" eval 'rc 3 && has "not yours" err && has "run as root" err && pf_is "$R" 4242 "pid=1 shared_ro=inherit scan_delay=inherit shared_folio=inherit cpuset=0 promo_slowdown=inherit"'
 	chmod 600 "$R/proc/4242/numa_filters"
 	setpriv --reuid=65534 --regid=65534 --clear-groups "$BIN" --sysroot "$R" filter --pid 4242 > "$TMP/out" 2> "$TMP/err"; echo $? > "$TMP/rc"
 	t "filter --pid show of an unreadable process: exit 3, says ptrace" eval 'rc 3 && has "ptrace" err'
@@ -308,12 +339,12 @@ fi
 # here 4242's, and executes CMD in its place)
 R=$(copy per-process)
 nx "$R" run -f pid=skip --legacy -f cpuset=on -- sh -c "cat '$R/proc/self/numa_filters' '$R/proc/sys/kernel/numa_balancing_filter_pid'; exit 3"
-t "run: per-process: CMD sees its overrides (-f on top of --legacy), sysctls unchanged, exit status of CMD" eval 'rc 3 && [ "$(tr "\n" " " < "$TMP/out")" = "pid=1 shared_ro=1 scan_delay=1 shared_folio=1 cpuset=1 2 " ] && sysctl_is "$R" pid 2 && sysctl_is "$R" cpuset 1 && lines 0 err'
+t "run: per-process: CMD sees its overrides (-f on top of --legacy), sysctls unchanged, exit status of CMD" eval 'rc 3 && [ "$(tr "\n" " " < "$TMP/out")" = "pid=1 shared_ro=1 scan_delay=1 shared_folio=1 cpuset=1 promo_slowdown=1 2 " ] && sysctl_is "$R" pid 2 && sysctl_is "$R" cpuset 1 && lines 0 err'
 t "run: per-process: no lock taken" eval '[ ! -e "$R/run/numabctl.lock" ]'
 "$BIN" --sysroot "$R" run -f pid=1 -- sh -c 'echo $$' > "$TMP/out" 2> "$TMP/err" & bg=$!; wait $bg
 t "run: per-process: CMD runs in numabctl's place (same PID, so \$! is the workload)" eval '[ "$(cat "$TMP/out")" = "$bg" ]'
 nx "$R" run --inherit -f shared_folio=0 -- true
-t "run --inherit: every filter inherits, -f on top" eval 'rc 0 && pf_is "$R" 4242 "pid=inherit shared_ro=inherit scan_delay=inherit shared_folio=0 cpuset=inherit"'
+t "run --inherit: every filter inherits, -f on top" eval 'rc 0 && pf_is "$R" 4242 "pid=inherit shared_ro=inherit scan_delay=inherit shared_folio=0 cpuset=inherit promo_slowdown=inherit"'
 nx "$R" run -f pid=inherit -- true
 t "run -f pid=inherit: accepted per process" eval 'rc 0 && pf_is "$R" 4242 "pid=inherit"'
 nx "$R" run -f pid=9 -- touch "$TMP/ran"
@@ -345,13 +376,13 @@ t "run --global on a kernel without numa_filters: still works" eval 'rc 0 && [ "
 
 # the effective filters on the numa_vmas mm line
 nx "$PP" vmas 4242
-t "vmas: the effective filters and their source above the table" eval 'rc 0 && [ "$(head -1 "$TMP/out")" = "filters: pid=skip(process) shared_ro=tier(system) scan_delay=on(system) shared_folio=tier(system) cpuset=off(process)" ] && has "^START "'
+t "vmas: the effective filters and their source above the table" eval 'rc 0 && [ "$(head -1 "$TMP/out")" = "filters: pid=skip(process) shared_ro=tier(system) scan_delay=on(system) shared_folio=tier(system) cpuset=off(process) promo_slowdown=off(system)" ] && has "^START "'
 nx "$PP" vmas -n -r -o START 4242
 t "vmas -n: no filters line (rows only)" eval 'rc 0 && lines 9 && hasnt filters'
 nx "$PP" vmas -J -o START 4242
 t "vmas -J: the effective filters as an object" eval 'rc 0 && has "\"filters\": \[" && has "\"source\": \"process\"" && has "\"vmas\": \["'
 if command -v python3 > /dev/null; then
-	t "vmas -J with filters is valid JSON" python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert [f['value'] for f in d['filters']] == [1,2,1,2,0] and d['filters'][4]['source'] == 'process' and len(d['vmas']) == 9" "$TMP/out"
+	t "vmas -J with filters is valid JSON" python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert [f['value'] for f in d['filters']] == [1,2,1,2,0,0] and d['filters'][4]['source'] == 'process' and d['filters'][5] == {'name': 'promo_slowdown', 'value': 0, 'setting': 'off', 'source': 'system'} and len(d['vmas']) == 9" "$TMP/out"
 else
 	skip "vmas -J with filters is valid JSON" "python3 not installed"
 fi
@@ -361,10 +392,10 @@ nx "$PP" vmas -J 4242; mv "$TMP/out" "$TMP/one"
 NUMABCTL_CHUNK=2 nx "$PP" vmas -J 4242
 t "vmas -J with filters in chunks of 2: the same document" eval 'rc 0 && cmp -s "$TMP/one" "$TMP/out"'
 nx "$PP" vmas -o PID,START 4242 4243
-t "vmas with several PIDs: a filters line per process that has them" eval 'rc 5 && [ "$(head -1 "$TMP/out")" = "filters 4242: pid=skip(process) shared_ro=tier(system) scan_delay=on(system) shared_folio=tier(system) cpuset=off(process)" ] && has "^ *4242 55d0c0a00000"'
+t "vmas with several PIDs: a filters line per process that has them" eval 'rc 5 && [ "$(head -1 "$TMP/out")" = "filters 4242: pid=skip(process) shared_ro=tier(system) scan_delay=on(system) shared_folio=tier(system) cpuset=off(process) promo_slowdown=off(system)" ] && has "^ *4242 55d0c0a00000"'
 nx "$PP" vmas -J -o PID,START 4242 4243
 if command -v python3 > /dev/null; then
-	t "vmas -J with several PIDs: a filters table with the PID" python3 -c "import json,sys; d=json.load(open(sys.argv[1])); f=d['filters']; assert len(f) == 5 and f[0] == {'pid': 4242, 'name': 'pid', 'value': 1, 'setting': 'skip', 'source': 'process'} and len(d['vmas']) == 9" "$TMP/out"
+	t "vmas -J with several PIDs: a filters table with the PID" python3 -c "import json,sys; d=json.load(open(sys.argv[1])); f=d['filters']; assert len(f) == 6 and f[0] == {'pid': 4242, 'name': 'pid', 'value': 1, 'setting': 'skip', 'source': 'process'} and len(d['vmas']) == 9" "$TMP/out"
 else
 	skip "vmas -J with several PIDs: a filters table" "python3 not installed"
 fi
@@ -374,7 +405,7 @@ nx "$P" vmas 4242
 t "vmas on a kernel without the mm-line filters: no filters line" eval 'rc 0 && hasnt "^filters:"'
 R=$(copy per-process); sed -i '1s/ filter_cpuset=0:process//; 1s/filter_pid=1:process/filter_pid=1:cgroup/' "$R/proc/4242/numa_vmas"
 nx "$R" vmas 4242
-t "vmas: a filter missing from the mm line or an unknown source is unknown, not system" eval 'rc 0 && has "^filters: pid=skip(unknown) .* cpuset=unknown$"'
+t "vmas: a filter missing from the mm line or an unknown source is unknown, not system" eval 'rc 0 && has "^filters: pid=skip(unknown) .* cpuset=unknown promo_slowdown=off(system)$"'
 
 # status and report list the overrides
 nx "$PP" status -r

@@ -267,6 +267,14 @@ static void test_small_parsers(void)
 	    "filter: out-of-range values and unknown names rejected");
 	tap(!strcmp(nx_filter_value_name(2, 1), "on") && !strcmp(nx_filter_value_name(0, 2), "tier") &&
 	    !strcmp(nx_filter_value_name(3, 5), "invalid"), "filter: value names");
+	tap(nx_parse_filter_assign(L("kernel.numa_balancing_filter_promo_slowdown = 1"), &idx, &val) == 0 &&
+	    idx == NX_F_PROMO_SLOWDOWN && val == 1 &&
+	    nx_parse_filter_assign(L("promo_slowdown=off"), &idx, &val) == 0 && val == 0 &&
+	    nx_parse_filter_assign(L("promo_slowdown=on"), &idx, &val) == 0 && val == 1 &&
+	    nx_parse_filter_assign(L("promo_slowdown=tier"), &idx, &val) == -1 &&
+	    nx_parse_filter_assign(L("promo_slowdown=2"), &idx, &val) == -1 &&
+	    nx_filters[NX_F_PROMO_SLOWDOWN].def == 0 && nx_filters[NX_F_PROMO_SLOWDOWN].legacy == 1,
+	    "filter: promo_slowdown is off|on, default off, legacy on");
 }
 
 static void test_trace(void)
@@ -738,19 +746,23 @@ static void test_filters(void)
 
 	use_fixture("patched");
 	nx_filters_read(&st);
-	tap(st.present == 5 && st.val[0] == 2 && st.val[3] == 1 && st.val[4] == 2,
-	    "filters: read from sysctls, shared_folio too");
+	tap(st.present == 6 && st.val[0] == 2 && st.val[3] == 1 && st.val[4] == 2 &&
+	    st.val[NX_F_PROMO_SLOWDOWN] == 0,
+	    "filters: read from sysctls, shared_folio and promo_slowdown too");
 	{
 		int val[NX_NFILTERS];
 		bool set[NX_NFILTERS];
 
 		nx_filters_preset(val, set, true);
 		tap(val[0] == 1 && val[1] == 1 && val[2] == 1 && val[3] == 0 && val[4] == 1 &&
-		    set[0] && set[1] && set[2] && set[3] && set[4],
-		    "filters: --legacy is pid=1 shared_ro=1 scan_delay=1 cpuset=0 shared_folio=1");
+		    val[5] == 1 && set[0] && set[1] && set[2] && set[3] && set[4] && set[5],
+		    "filters: --legacy is pid=1 shared_ro=1 scan_delay=1 cpuset=0 shared_folio=1 "
+		    "promo_slowdown=1");
 		nx_filters_preset(val, set, false);
-		tap(val[0] == 2 && val[1] == 2 && val[2] == 1 && val[3] == 1 && val[4] == 2 && set[4],
-		    "filters: --default is pid=2 shared_ro=2 scan_delay=1 cpuset=1 shared_folio=2");
+		tap(val[0] == 2 && val[1] == 2 && val[2] == 1 && val[3] == 1 && val[4] == 2 &&
+		    val[5] == 0 && set[4] && set[5],
+		    "filters: --default is pid=2 shared_ro=2 scan_delay=1 cpuset=1 shared_folio=2 "
+		    "promo_slowdown=0");
 		use_fixture("unpatched-6.12");
 		nx_filters_preset(val, set, true);
 		tap(set[0] && set[4], "filters: --legacy without any filter sysctl sets all (the write says why)");
@@ -803,6 +815,16 @@ static int call_write_error(void *p)
 				 w->val, w->set);
 }
 
+static int call_preset_legacy(void *p)
+{
+	int val[NX_NFILTERS];
+	bool set[NX_NFILTERS];
+
+	(void)p;
+	nx_pf_preset(val, set, NX_PF_LEGACY);
+	return set[NX_F_PROMO_SLOWDOWN] ? 1 : 0;
+}
+
 static void test_override(void)
 {
 	struct nx_proc_filters pf;
@@ -810,11 +832,13 @@ static void test_override(void)
 	struct nx_numab_vma v;
 	char buf[512], err[2048];
 
-	/* numa_filters: kernel order pid shared_ro scan_delay shared_folio cpuset */
+	/* numa_filters: kernel order pid shared_ro scan_delay shared_folio cpuset promo_slowdown */
+	tap(nx_parse_numa_filters_line(L("pid=1 shared_ro=inherit scan_delay=inherit shared_folio=0 cpuset=inherit promo_slowdown=1"), &pf) == 0 &&
+	    pf.have == 0x3f && pf.val[0] == 1 && pf.val[1] == NX_FILTER_INHERIT &&
+	    pf.val[4] == 0 && pf.val[3] == NX_FILTER_INHERIT && pf.val[NX_F_PROMO_SLOWDOWN] == 1,
+	    "numa_filters: a full line, shared_folio, cpuset and promo_slowdown in their slots");
 	tap(nx_parse_numa_filters_line(L("pid=1 shared_ro=inherit scan_delay=inherit shared_folio=0 cpuset=inherit"), &pf) == 0 &&
-	    pf.have == 0x1f && pf.val[0] == 1 && pf.val[1] == NX_FILTER_INHERIT &&
-	    pf.val[4] == 0 && pf.val[3] == NX_FILTER_INHERIT,
-	    "numa_filters: a full line, shared_folio and cpuset in their slots");
+	    pf.have == 0x1f, "numa_filters: the line of an older series, no promo_slowdown");
 	tap(nx_parse_numa_filters_line(L("pid=2 future=3 cpuset=1\n"), &pf) == 0 &&
 	    pf.have == ((1u << 0) | (1u << 3)) && pf.val[3] == 1,
 	    "numa_filters: unknown names ignored, missing ones not had");
@@ -828,11 +852,12 @@ static void test_override(void)
 	    "numa_filters: bad value, bare word, too big, negative rejected; only short names");
 
 	/* the mm line of numa_vmas */
-	tap(nx_parse_numa_vmas_line(L("mm scan_seq=412 scan_offset=0x0 next_scan_ms=1 filter_pid=1:process filter_shared_ro=2:system filter_scan_delay=1:system filter_shared_folio=2:system filter_cpuset=0:process"), &mm, &v) == 1 &&
-	    mm.scan_seq == 412 && mm.filt_have == 0x1f && mm.filt_val[0] == 1 &&
+	tap(nx_parse_numa_vmas_line(L("mm scan_seq=412 scan_offset=0x0 next_scan_ms=1 filter_pid=1:process filter_shared_ro=2:system filter_scan_delay=1:system filter_shared_folio=2:system filter_cpuset=0:process filter_promo_slowdown=1:process"), &mm, &v) == 1 &&
+	    mm.scan_seq == 412 && mm.filt_have == 0x3f && mm.filt_val[0] == 1 &&
 	    mm.filt_src[0] == NX_FSRC_PROCESS && mm.filt_src[1] == NX_FSRC_SYSTEM &&
-	    mm.filt_val[3] == 0 && mm.filt_src[3] == NX_FSRC_PROCESS && mm.filt_val[4] == 2,
-	    "numa_vmas: mm line with the effective filters and their sources");
+	    mm.filt_val[3] == 0 && mm.filt_src[3] == NX_FSRC_PROCESS && mm.filt_val[4] == 2 &&
+	    mm.filt_val[NX_F_PROMO_SLOWDOWN] == 1 && mm.filt_src[NX_F_PROMO_SLOWDOWN] == NX_FSRC_PROCESS,
+	    "numa_vmas: mm line with the effective filters and their sources, promo_slowdown too");
 	tap(nx_parse_numa_vmas_line(L("mm scan_seq=412 scan_offset=0x0 next_scan_ms=1"), &mm, &v) == 1 &&
 	    mm.filt_have == 0 && mm.filt_src[0] == NX_FSRC_UNKNOWN,
 	    "numa_vmas: mm line without filters: source unknown, not system");
@@ -844,13 +869,13 @@ static void test_override(void)
 	    nx_parse_numa_vmas_line(L("mm scan_seq=1 filter_pid=:system"), &mm, &v) == -1,
 	    "numa_vmas: mm line with a bad filter value rejected");
 	tap(nx_parse_numa_vmas_line(L("mm scan_seq=1 filter_pid=1:process filter_shared_ro=2:system"), &mm, &v) == 1 &&
-	    (nx_pf_mm_line(&mm, buf, sizeof(buf)), !strcmp(buf, "pid=skip(process) shared_ro=tier(system) scan_delay=unknown shared_folio=unknown cpuset=unknown")),
+	    (nx_pf_mm_line(&mm, buf, sizeof(buf)), !strcmp(buf, "pid=skip(process) shared_ro=tier(system) scan_delay=unknown shared_folio=unknown cpuset=unknown promo_slowdown=unknown")),
 	    "vmas filters line: missing filters are unknown");
 
 	/* the string written to numa_filters */
 	{
-		int val[NX_NFILTERS] = { 1, NX_FILTER_INHERIT, 0, 0, 2 };
-		bool set[NX_NFILTERS] = { true, true, false, true, true };
+		int val[NX_NFILTERS] = { 1, NX_FILTER_INHERIT, 0, 0, 2, 0 };
+		bool set[NX_NFILTERS] = { true, true, false, true, true, false };
 		int idx, x;
 
 		tap(nx_pf_format(val, set, buf, sizeof(buf)) == (int)strlen("pid=1 shared_ro=inherit shared_folio=2 cpuset=0\n") &&
@@ -864,14 +889,28 @@ static void test_override(void)
 		val[2] = 1;
 		tap(nx_pf_format(val, set, buf, 8) == -1 && nx_pf_format(val, set, buf, 14) == 13,
 		    "numa_filters write: a short buffer fails, an exact one fits");
+		use_fixture("per-process");
 		nx_pf_preset(val, set, NX_PF_LEGACY);
 		nx_pf_format(val, set, buf, sizeof(buf));
-		tap(!strcmp(buf, "pid=1 shared_ro=1 scan_delay=1 shared_folio=1 cpuset=0\n"),
+		tap(!strcmp(buf, "pid=1 shared_ro=1 scan_delay=1 shared_folio=1 cpuset=0 promo_slowdown=1\n"),
 		    "numa_filters write: --legacy");
 		nx_pf_preset(val, set, NX_PF_INHERIT);
 		nx_pf_format(val, set, buf, sizeof(buf));
-		tap(!strcmp(buf, "pid=inherit shared_ro=inherit scan_delay=inherit shared_folio=inherit cpuset=inherit\n"),
+		tap(!strcmp(buf, "pid=inherit shared_ro=inherit scan_delay=inherit shared_folio=inherit cpuset=inherit promo_slowdown=inherit\n"),
 		    "numa_filters write: --inherit");
+		use_fixture("no-promo-slowdown");
+		tap(with_stderr(err, sizeof(err), call_preset_legacy, NULL) == 0 &&
+		    strstr(err, "--legacy: kernel.numa_balancing_filter_promo_slowdown is not on "
+			   "this kernel (an older numab series): left out"),
+		    "numa_filters --legacy on an older series: promo_slowdown left out, said");
+		nx_pf_preset(val, set, NX_PF_LEGACY);
+		nx_pf_format(val, set, buf, sizeof(buf));
+		tap(!strcmp(buf, "pid=1 shared_ro=1 scan_delay=1 shared_folio=1 cpuset=0\n"),
+		    "numa_filters write: --legacy on an older series: the five it has");
+		use_fixture("unpatched-6.12");
+		nx_pf_preset(val, set, NX_PF_DEFAULT);
+		tap(set[NX_F_PROMO_SLOWDOWN] && set[0],
+		    "numa_filters --default without the series: all set (the write says why)");
 		tap(!nx_pf_parse_assign("pid=inherit", &idx, &x) && idx == 0 && x == NX_FILTER_INHERIT &&
 		    !nx_pf_parse_assign("shared_folio=tier", &idx, &x) && idx == 4 && x == 2 &&
 		    !nx_pf_parse_assign("cpuset=0", &idx, &x) && idx == 3 && x == 0,
@@ -879,14 +918,15 @@ static void test_override(void)
 	}
 	tap(nx_filter_rank(0, 1) > nx_filter_rank(0, 2) && nx_filter_rank(0, 2) > nx_filter_rank(0, 0) &&
 	    nx_filter_rank(4, 1) > nx_filter_rank(4, 2) && nx_filter_rank(3, 1) > nx_filter_rank(3, 0) &&
+	    nx_filter_rank(NX_F_PROMO_SLOWDOWN, 1) > nx_filter_rank(NX_F_PROMO_SLOWDOWN, 0) &&
 	    nx_filter_rank(2, 2) == -1,
-	    "restrictiveness: skip > tier > off, on > off");
+	    "restrictiveness: skip > tier > off, on > off (promo_slowdown=1 scans less)");
 
 	/* errors of a write, as the kernel gives them (patched: pid=2 system) */
 	use_fixture("patched");
 	{
-		struct werr w = { .pid = 4242, .err = -EPERM, .val = { 0, 1, 0, 0, 0 },
-				  .set = { true, true, false, false, false } };
+		struct werr w = { .pid = 4242, .err = -EPERM, .val = { 0, 1, 0, 0, 0, 0 },
+				  .set = { true, true, false, false, false, false } };
 
 		tap(with_stderr(err, sizeof(err), call_write_error, &w) == NX_EPERM &&
 		    strstr(err, "CAP_SYS_NICE") && strstr(err, "pid=off (kernel.numa_balancing_filter_pid = 2, tier)") &&
