@@ -13,7 +13,7 @@
 #    judges that VMA stranded;
 #  - numab's hash table is not: vmas judges it otherwise, and numab's
 #    stranded bytes are less than the hash table;
-#  - scan state from numa_vmas, legacy's 5 overrides, numab's none;
+#  - scan state from numa_vmas, legacy's 6 overrides, numab's none;
 #  - the file is written whole into a textfile directory.
 # Small regions and short runs: bounded for a TCG guest (well under the
 # unit's timeout).
@@ -81,8 +81,8 @@ hash_bytes=$((16 << 20))
 t "numab: the hash table is not stranded (${bverdict:-none}), numab's stranded bytes (${bstr:-none}) are less than the hash table" \
 	$([ -n "$bverdict" ] && [ "$bverdict" != stranded ] && [ -n "$bstr" ] && [ "$bstr" -lt $hash_bytes ]; echo $?) \
 	"row: $rb; $(grep "pid=\"$pb\"" $f | grep -v filter_)"
-t "legacy overrides 5 filters, numab none" \
-	$([ "$(metric $pa numab_process_filter_overrides '')" = 5 ] && [ "$(metric $pb numab_process_filter_overrides '')" = 0 ]; echo $?) \
+t "legacy overrides 6 filters, numab none" \
+	$([ "$(metric $pa numab_process_filter_overrides '')" = 6 ] && [ "$(metric $pb numab_process_filter_overrides '')" = 0 ]; echo $?) \
 	"$(grep filter_overrides $f)"
 t "the host's filters are numab's defaults, mode 2" \
 	$(grep -q '^numab_filter_setting{filter="pid"} 2$' $f && grep -q '^numab_balancing_mode 2$' $f; echo $?) \

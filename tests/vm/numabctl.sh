@@ -11,7 +11,7 @@
 . "$(dirname "$0")/tap.sh"
 skip() { n=$((n + 1)); echo "ok $n $1 # SKIP $2"; }
 F=/proc/sys/kernel/numa_balancing_filter_
-vals() { echo "$(cat ${F}pid) $(cat ${F}shared_ro) $(cat ${F}scan_delay) $(cat ${F}cpuset) $(cat ${F}shared_folio)"; }
+vals() { echo "$(cat ${F}pid) $(cat ${F}shared_ro) $(cat ${F}scan_delay) $(cat ${F}cpuset) $(cat ${F}shared_folio) $(cat ${F}promo_slowdown)"; }
 echo "TAP version 13"
 
 out=$(numabctl status 2>&1); rc=$?
@@ -20,7 +20,7 @@ echo "$out" | grep -q "memory_tiering *yes"
 t "status sees the memory tiers" $? "$out"
 
 if [ ! -e ${F}pid ]; then
-	echo "$out" | grep -q "filter_sysctls *0/5"
+	echo "$out" | grep -q "filter_sysctls *0/6"
 	t "status says the filter sysctls are missing" $? "$out"
 	out=$(numabctl run --legacy -- true 2>&1); rc=$?
 	t "run --legacy without per-process filters: exit 7, says so, CMD not run" \
@@ -30,48 +30,48 @@ if [ ! -e ${F}pid ]; then
 	done
 	echo "1..$n"; exit $bad
 fi
-echo "$out" | grep -q "filter_sysctls *5/5"
-t "status finds the 5 filter sysctls" $? "$out"
+echo "$out" | grep -q "filter_sysctls *6/6"
+t "status finds the 6 filter sysctls" $? "$out"
 
 numabctl filter --default >/dev/null
 numabctl filter --legacy >/dev/null; rc=$?
 v=$(vals)
-t "filter --legacy sets pid=1 shared_ro=1 scan_delay=1 cpuset=0 shared_folio=1" $([ $rc = 0 ] && [ "$v" = "1 1 1 0 1" ]; echo $?) "rc=$rc values=$v"
+t "filter --legacy sets pid=1 shared_ro=1 scan_delay=1 cpuset=0 shared_folio=1 promo_slowdown=1" $([ $rc = 0 ] && [ "$v" = "1 1 1 0 1 1" ]; echo $?) "rc=$rc values=$v"
 numabctl filter pid=off shared_ro=tier >/dev/null
 v=$(vals)
-t "filter by value name (pid=off shared_ro=tier)" $([ "$v" = "0 2 1 0 1" ]; echo $?) "values=$v"
+t "filter by value name (pid=off shared_ro=tier)" $([ "$v" = "0 2 1 0 1 1" ]; echo $?) "values=$v"
 numabctl filter --default >/dev/null
 v=$(vals)
-t "filter --default restores 2 2 1 1 2" $([ "$v" = "2 2 1 1 2" ]; echo $?) "values=$v"
+t "filter --default restores 2 2 1 1 2 0" $([ "$v" = "2 2 1 1 2 0" ]; echo $?) "values=$v"
 
 # per process (the default): the overrides of the command, not the sysctls
 during=$(numabctl run --legacy -- sh -c "cat /proc/self/numa_filters; cat ${F}pid"); rc=$?
 v=$(vals)
 t "run --legacy: the command has the legacy filters as its own overrides" \
-	$([ $rc = 0 ] && echo "$during" | grep -qx "pid=1 shared_ro=1 scan_delay=1 shared_folio=1 cpuset=0"; echo $?) "rc=$rc during=$during"
+	$([ $rc = 0 ] && echo "$during" | grep -qx "pid=1 shared_ro=1 scan_delay=1 shared_folio=1 cpuset=0 promo_slowdown=1"; echo $?) "rc=$rc during=$during"
 t "run --legacy: the sysctls stay at the defaults, during and after" \
-	$(echo "$during" | tail -1 | grep -qx 2 && [ "$v" = "2 2 1 1 2" ]; echo $?) "during=$during values=$v"
+	$(echo "$during" | tail -1 | grep -qx 2 && [ "$v" = "2 2 1 1 2 0" ]; echo $?) "during=$during values=$v"
 
 # --global: the old behaviour, the sysctls for everyone while CMD runs
 during=$(numabctl run --global --legacy -- cat ${F}pid); rc=$?
 v=$(vals)
 t "run --global --legacy: legacy while the command runs" $([ "$during" = 1 ] && [ $rc = 0 ]; echo $?) "during=$during rc=$rc"
-t "run --global --legacy: defaults back after it exits" $([ "$v" = "2 2 1 1 2" ]; echo $?) "values=$v"
+t "run --global --legacy: defaults back after it exits" $([ "$v" = "2 2 1 1 2 0" ]; echo $?) "values=$v"
 
 numabctl run --global --legacy -- sleep 30 &
 rpid=$!
 i=0; while [ "$(cat ${F}pid)" != 1 ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
 kill -TERM $rpid; wait $rpid; rc=$?
 v=$(vals)
-t "run --global killed by SIGTERM restores the filters" $([ "$v" = "2 2 1 1 2" ]; echo $?) "rc=$rc values=$v"
+t "run --global killed by SIGTERM restores the filters" $([ "$v" = "2 2 1 1 2 0" ]; echo $?) "rc=$rc values=$v"
 
 out=$(numabctl filter pid=7 2>&1); rc=$?
 v=$(vals)
-t "filter pid=7 fails, value unchanged" $([ $rc != 0 ] && [ "$v" = "2 2 1 1 2" ]; echo $?) "rc=$rc values=$v: $out"
+t "filter pid=7 fails, value unchanged" $([ $rc != 0 ] && [ "$v" = "2 2 1 1 2 0" ]; echo $?) "rc=$rc values=$v: $out"
 
 out=$(su nobody -c "/numab/bin/numabctl filter --legacy" 2>&1); rc=$?
 v=$(vals)
-t "unprivileged filter --legacy: exit 3, values unchanged" $([ $rc = 3 ] && [ "$v" = "2 2 1 1 2" ]; echo $?) "rc=$rc values=$v: $out"
+t "unprivileged filter --legacy: exit 3, values unchanged" $([ $rc = 3 ] && [ "$v" = "2 2 1 1 2 0" ]; echo $?) "rc=$rc values=$v: $out"
 out=$(su nobody -c "/numab/bin/numabctl filter" 2>&1); rc=$?
 t "unprivileged filter (show) works" $rc "$out"
 

@@ -18,7 +18,7 @@
 # the closing note / Documentation.
 . "$(dirname "$0")/tap.sh"
 F=/proc/sys/kernel/numa_balancing_filter_
-vals() { echo "$(cat ${F}pid) $(cat ${F}shared_ro) $(cat ${F}scan_delay) $(cat ${F}cpuset) $(cat ${F}shared_folio)"; }
+vals() { echo "$(cat ${F}pid) $(cat ${F}shared_ro) $(cat ${F}scan_delay) $(cat ${F}cpuset) $(cat ${F}shared_folio) $(cat ${F}promo_slowdown)"; }
 D=/tmp/per-workload; mkdir -p $D
 echo "TAP version 13"
 
@@ -30,11 +30,11 @@ fi
 # ---- the ABI through numabctl and the shell ------------------------------
 numabctl filter --default >/dev/null
 sys=$(vals)
-t "system filters at the defaults (2 2 1 1 2)" $([ "$sys" = "2 2 1 1 2" ]; echo $?) "values=$sys"
+t "system filters at the defaults (2 2 1 1 2 0)" $([ "$sys" = "2 2 1 1 2 0" ]; echo $?) "values=$sys"
 
 out=$(numabctl run -f pid=1 -- sh -c 'cat /proc/self/numa_filters'); rc=$?
 t "run -f pid=1: a forked and exec'd grandchild inherits pid=1" \
-	$([ $rc = 0 ] && [ "$out" = "pid=1 shared_ro=inherit scan_delay=inherit shared_folio=inherit cpuset=inherit" ]; echo $?) "rc=$rc out=$out"
+	$([ $rc = 0 ] && [ "$out" = "pid=1 shared_ro=inherit scan_delay=inherit shared_folio=inherit cpuset=inherit promo_slowdown=inherit" ]; echo $?) "rc=$rc out=$out"
 t "run -f pid=1 left the sysctls alone" $([ "$(vals)" = "$sys" ]; echo $?) "values=$(vals)"
 
 out=$(sh -c 'echo pid=3 >/proc/self/numa_filters' 2>&1); rc=$?
@@ -47,7 +47,7 @@ sp=$!
 numabctl filter --pid $sp pid=1 cpuset=0 >/dev/null; rc=$?
 got=$(cat /proc/$sp/numa_filters)
 t "filter --pid sets another process's overrides" \
-	$([ $rc = 0 ] && [ "$got" = "pid=1 shared_ro=inherit scan_delay=inherit shared_folio=inherit cpuset=0" ]; echo $?) "rc=$rc got=$got"
+	$([ $rc = 0 ] && [ "$got" = "pid=1 shared_ro=inherit scan_delay=inherit shared_folio=inherit cpuset=0 promo_slowdown=inherit" ]; echo $?) "rc=$rc got=$got"
 out=$(numabctl filter --pid $sp pid=7 2>&1); rc=$?
 got=$(cat /proc/$sp/numa_filters)
 t "filter --pid PID pid=7 fails and changes nothing" \
@@ -95,8 +95,8 @@ ma=$(head -1 /proc/$da/numa_vmas 2>/dev/null)
 mb=$(head -1 /proc/$pb/numa_vmas 2>/dev/null)
 echo "# legacy ($da) mm line: $ma"
 echo "# numab ($pb) mm line: $mb"
-want_a="filter_pid=1:process filter_shared_ro=1:process filter_scan_delay=1:process filter_shared_folio=1:process filter_cpuset=0:process"
-want_b="filter_pid=2:system filter_shared_ro=2:system filter_scan_delay=1:system filter_shared_folio=2:system filter_cpuset=1:system"
+want_a="filter_pid=1:process filter_shared_ro=1:process filter_scan_delay=1:process filter_shared_folio=1:process filter_cpuset=0:process filter_promo_slowdown=1:process"
+want_b="filter_pid=2:system filter_shared_ro=2:system filter_scan_delay=1:system filter_shared_folio=2:system filter_cpuset=1:system filter_promo_slowdown=0:system"
 t "legacy's numa_vmas mm line: legacy filters set by the process" $(echo "$ma" | grep -q "$want_a"; echo $?) "$ma"
 t "numab's numa_vmas mm line: default filters from the system" $(echo "$mb" | grep -q "$want_b"; echo $?) "$mb"
 numabctl filter --pid $da >$D/legacy-filter.txt 2>&1
