@@ -384,10 +384,11 @@ static inline int nt_tunables_set(const struct nt_tunables *t)
 struct nt_filters {
 	long pid, shared_ro, scan_delay, cpuset;
 	long shared_folio;	/* -1: a series without this sysctl */
+	long promo_slowdown;	/* -1: a series without this sysctl */
 };
 
-static const struct nt_filters nt_filters_legacy = { 1, 1, 1, 0, 1 };
-static const struct nt_filters nt_filters_default = { 2, 2, 1, 1, 2 };
+static const struct nt_filters nt_filters_legacy = { 1, 1, 1, 0, 1, 1 };
+static const struct nt_filters nt_filters_default = { 2, 2, 1, 1, 2, 0 };
 
 /* Returns 0, or -ENOENT on a kernel without the sysctls. */
 static inline int nt_filters_save(struct nt_filters *f)
@@ -397,6 +398,7 @@ static inline int nt_filters_save(struct nt_filters *f)
 	f->scan_delay = nt_read_long(NUMAB_FILTER "scan_delay", -1);
 	f->cpuset = nt_read_long(NUMAB_FILTER "cpuset", -1);
 	f->shared_folio = nt_read_long(NUMAB_FILTER "shared_folio", -1);
+	f->promo_slowdown = nt_read_long(NUMAB_FILTER "promo_slowdown", -1);
 	if (f->pid < 0 || f->shared_ro < 0 || f->scan_delay < 0 || f->cpuset < 0)
 		return -ENOENT;
 	return 0;
@@ -415,6 +417,9 @@ static inline int nt_filters_set(const struct nt_filters *f)
 	if (f->shared_folio >= 0 &&
 	    nt_read_long(NUMAB_FILTER "shared_folio", -1) >= 0)
 		ret |= nt_write_long(NUMAB_FILTER "shared_folio", f->shared_folio);
+	if (f->promo_slowdown >= 0 &&
+	    nt_read_long(NUMAB_FILTER "promo_slowdown", -1) >= 0)
+		ret |= nt_write_long(NUMAB_FILTER "promo_slowdown", f->promo_slowdown);
 	return ret;
 }
 

@@ -1,41 +1,54 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * In memory-tiering mode, promotions lengthen the scan period of the task
- * that faulted on them.
+ * In memory-tiering mode, promotions must not lengthen the scan period of
+ * the task that faulted on them.
  *
- * From the code of 6.12, not traced: a hinting fault on a lower-tier
- * folio in tiering mode is private (the folio's cpupid field holds its
- * scan time, so last_cpupid is "none", a first access) and not local
- * (the folio was on another node: no TNF_FAULT_LOCAL). When it promotes
- * the folio, do_numa_page() passes the node it went to, a top-tier node,
- * to task_numa_fault(), which leaves out only faults on lower-tier nodes,
- * so the fault is counted. At a later fault in a new scan sequence,
- * task_numa_placement() calls update_task_scan_period(), which doubles
- * the period, up to task_scan_max() (scan_period_max_ms over the task's
- * 256 MiB scan windows), when the faults since its last call were
- * neither local nor shared. In mode 2 no counted fault is either:
- * top-tier folios are not marked. So the period doubles at each
- * sequence with a promotion, and never comes down (only a task moved to
- * another node resets it, update_scan_period()). Memory demoted later
- * waits up to a full pass at that period for its next marking.
+ * Stock 6.12: a hinting fault on a lower-tier folio in tiering mode is
+ * private (the folio's cpupid field holds its scan time, so last_cpupid
+ * is "none", a first access) and not local (the folio was on another
+ * node). When it promotes the folio, do_numa_page() passes the node it
+ * went to, a top-tier node, to task_numa_fault(), which counts it; faults
+ * that do not promote are not counted. At the first fault of a new scan
+ * sequence, update_task_scan_period() doubles the period, up to
+ * task_scan_max() (scan_period_max_ms over the task's 256 MiB scan
+ * windows), when the faults since its last call were neither local nor
+ * shared -- in mode 2 no counted fault is either, since top-tier folios
+ * are not marked. So the period doubles at each sequence that promotes
+ * and never comes down, and memory demoted later waits up to a full pass
+ * at that period for its next marking.
+ *
+ * The numab series counts promotions apart: a sequence whose faults were
+ * all promotions, most hinting faults on lower-tier folios having
+ * promoted, halves the period toward its minimum instead.
+ * kernel.numa_balancing_filter_promo_slowdown=1 (the legacy settings)
+ * restores stock's rule.
  *
  * The test: a single-threaded process touches 64 MiB of its own memory,
- * with debugfs scan_period_min_ms 1000 and scan_period_max_ms 8000
- * (one scan window, so task_scan_max() is 8000 ms). It samples
- * next_scan_ms of its mm line in /proc/self/numa_vmas (the series): the
- * time until the mm's next scan window may start, which the scanning
- * thread (here the only one) sets to its period when it scans or its
- * period doubles; a sample comes up to one pass over the area (about
- * 0.3 s under TCG) after that.
- *   A, the baseline: all of it on node 0 (fast) for 8 s of CPU time. Its
- *      largest sample must stay under 1.5 s: nothing is promoted, so
- *      nothing may lengthen the period.
+ * with debugfs scan_period_min_ms 1000 and scan_period_max_ms 8000 (one
+ * scan window, so the period runs from 1000 to 8000 ms). It counts its
+ * scan sequences (mm->numa_scan_seq in /proc/self/sched, on any kernel)
+ * and, where the series' /proc/self/numa_vmas exists, samples next_scan_ms
+ * of its mm line: the time until the mm's next scan window may start,
+ * which the scanning thread (here the only one) sets to its period when
+ * it scans or its period changes.
+ *   A, the baseline: all of it on node 0 (fast) for A_CPU_S of CPU time.
+ *      Nothing is promoted; the period must stay at its minimum.
  *   B: every 1 s of CPU time, 8 MiB of it moved to node 1 (slow), so that
- *      each scan sequence promotes some. Pass: the largest sample
- *      reaches 4 s within 40 s of CPU time, and within 4 scan sequences:
- *      doubling got there in 3 in each run here, and growth by 30% a
- *      sequence (the other branch of update_task_scan_period() for
- *      private faults) would need 6.
+ *      each scan sequence promotes some, for B_CPU_S of CPU time.
+ * Variant numab (the kernel's defaults): in B the largest next_scan_ms
+ * stays at most B_MAX_MS, twice the minimum (the first promotion after a
+ * sequence without counted faults doubles it once: stock's rule for a
+ * task that took no fault), and the process completes at least
+ * B_MIN_SEQS sequences, half of what a 1000 ms period gives. On stock
+ * the period reaches 8000 ms in 3 sequences (1 + 2 + 4 + 8 s of CPU
+ * time: 4 sequences in 16 s), so both fail there.
+ * Variant legacy (promo_slowdown=1 and the other legacy filters): the
+ * stock rule, differentially: the largest next_scan_ms reaches 4000 ms
+ * within 4 sequences (doubling got there in 3 in every run measured;
+ * growth by 30% a sequence, the other branch of the rule for private
+ * faults, would need 6).
+ * NUMAB_FORCE_LEGACY=1 in the environment runs variant numab's checks
+ * under the legacy settings: they fail, as on stock.
  */
 #include "../lib/numab_test.h"
 #include "../lib/numab_work.h"
@@ -45,16 +58,43 @@
 #define SLICE_MB	8
 #define PERIOD_MIN_MS	1000
 #define PERIOD_MAX_MS	8000
-#define A_CPU_S		8.0
-#define B_CPU_S		40.0
+#define A_CPU_S		6.0
 #define A_LIMIT_MS	1500
-#define B_TARGET_MS	4000
-#define B_MAX_SEQS	4
+/* numab */
+#define B_CPU_S		16.0
+#define B_MAX_MS	(PERIOD_MIN_MS + 500)
+#define B_MIN_SEQS	8
+/* legacy */
+#define L_CPU_S		40.0
+#define L_TARGET_MS	4000
+#define L_MAX_SEQS	4
 
 FIXTURE(period) {
 	struct nt_tunables saved;
 	struct nt_filters filters;
 	char *buf;
+	int legacy;
+};
+
+/*
+ * numab: the kernel's defaults; legacy: the legacy settings of every
+ * filter (stock's scanner); slowdown: the defaults but promo_slowdown=1
+ * (stock's scan period rule alone)
+ */
+FIXTURE_VARIANT(period) {
+	int legacy, slowdown;
+};
+
+FIXTURE_VARIANT_ADD(period, numab) {
+	.legacy = 0, .slowdown = 0,
+};
+
+FIXTURE_VARIANT_ADD(period, legacy) {
+	.legacy = 1, .slowdown = 1,
+};
+
+FIXTURE_VARIANT_ADD(period, slowdown) {
+	.legacy = 0, .slowdown = 1,
 };
 
 FIXTURE_SETUP(period)
@@ -65,9 +105,13 @@ FIXTURE_SETUP(period)
 	};
 
 	self->buf = MAP_FAILED;
-	NW_TIERING_SETUP(self, 0, &tun);
-	if (access("/proc/self/numa_vmas", R_OK))
-		SKIP(return, "no /proc/self/numa_vmas (next_scan_ms needs the numab series)");
+	self->legacy = variant->legacy || nw_env_long("NUMAB_FORCE_LEGACY", 0);
+	NW_TIERING_SETUP(self, self->legacy, &tun);
+	if (variant->slowdown || self->legacy) {
+		if (nt_read_long(NUMAB_FILTER "promo_slowdown", -1) < 0)
+			SKIP(return, "no kernel.numa_balancing_filter_promo_slowdown (a kernel without the numab scan period rule)");
+		ASSERT_EQ(nt_write_long(NUMAB_FILTER "promo_slowdown", 1), 0);
+	}
 	self->buf = nw_map_on_node((size_t)AREA_MB * NW_MB, 0);
 	ASSERT_NE(self->buf, MAP_FAILED);
 }
@@ -83,8 +127,8 @@ FIXTURE_TEARDOWN(period)
 /*
  * Touch the area until the process has run UNTIL s of CPU time; every
  * MOVE_EVERY s of it (0: never) move the next SLICE_MB to node 1 first.
- * Returns the largest next_scan_ms sampled, stopping early once it
- * reaches STOP_MS.
+ * Returns the largest next_scan_ms sampled (LLONG_MIN without numa_vmas),
+ * stopping early once it reaches STOP_MS.
  */
 static long long run(char *buf, double until, double move_every, long long stop_ms,
 		     int *moves)
@@ -113,39 +157,64 @@ static long long run(char *buf, double until, double move_every, long long stop_
 	return best;
 }
 
-TEST_F_TIMEOUT(period, promotions_lengthen_it, 240)
+TEST_F_TIMEOUT(period, promotions, 240)
 {
 	long long a_ms, b_ms;
 	long seq0, seq_a, seq_b;
 	struct nw_vmstat v0, v1, dv;
-	double t0;
-	int moves = 0;
+	double t0, tb;
+	int moves = 0, have_next = !access("/proc/self/numa_vmas", R_OK);
+	char a_str[32] = "unknown (no numa_vmas)", b_str[32] = "unknown (no numa_vmas)";
 
 	seq0 = nt_scan_seq();
 	t0 = nt_cpu_now();
 	a_ms = run(self->buf, t0 + A_CPU_S, 0, LLONG_MAX, &moves);
 	seq_a = nt_scan_seq();
 	nw_vmstat_read(&v0);
-	b_ms = run(self->buf, nt_cpu_now() + B_CPU_S, 1.0, B_TARGET_MS, &moves);
+	tb = nt_cpu_now();
+	if (variant->slowdown)
+		b_ms = run(self->buf, tb + L_CPU_S, 1.0, L_TARGET_MS, &moves);
+	else
+		b_ms = run(self->buf, tb + B_CPU_S, 1.0, LLONG_MAX, &moves);
 	seq_b = nt_scan_seq();
 	nw_vmstat_read(&v1);
 	nw_vmstat_delta(&v0, &v1, &dv);
-	TH_LOG("RESULT tiering_scan_period: without promotions the longest next_scan_ms was %lld over %ld scan sequences; with %d moves of %d MiB to node 1 (%lld pages promoted) it reached %lld ms over %ld sequences (scan_period_max_ms %d)",
-	       a_ms, seq_a - seq0, moves, SLICE_MB, (long long)dv.promote_success, b_ms,
-	       seq_b - seq_a, PERIOD_MAX_MS);
+	if (have_next) {
+		snprintf(a_str, sizeof(a_str), "%lld ms", a_ms);
+		snprintf(b_str, sizeof(b_str), "%lld ms", b_ms);
+	}
+	TH_LOG("RESULT tiering_scan_period %s%s: without promotions %d scan sequences in %.1f s of CPU, the longest next_scan_ms %s; with %d moves of %d MiB to node 1 (%lld pages promoted) %ld sequences in %.1f s of CPU, the longest next_scan_ms %s (scan_period_min_ms %d, max %d)",
+	       variant->legacy ? "legacy" : variant->slowdown ? "slowdown" : "numab",
+	       self->legacy && !variant->legacy ? " (forced legacy settings)" : "",
+	       (int)(seq_a - seq0), tb - t0, a_str, moves, SLICE_MB,
+	       (long long)dv.promote_success, seq_b - seq_a, nt_cpu_now() - tb, b_str,
+	       PERIOD_MIN_MS, PERIOD_MAX_MS);
 	ASSERT_GT(seq_a - seq0, 1) {
 		TH_LOG("the process did not scan in phase A: nothing measured");
 	}
-	EXPECT_LT(a_ms, A_LIMIT_MS) {
-		TH_LOG("the scan period grew without promotions");
-	}
+	if (have_next)
+		EXPECT_LT(a_ms, A_LIMIT_MS) {
+			TH_LOG("the scan period grew without promotions");
+		}
 	EXPECT_GT(dv.promote_success, 0);
-	EXPECT_GE(b_ms, B_TARGET_MS) {
-		TH_LOG("promotions did not lengthen the scan period to %d ms", B_TARGET_MS);
+	if (variant->slowdown) {
+		EXPECT_GE(b_ms, L_TARGET_MS) {
+			TH_LOG("promo_slowdown=1: promotions did not lengthen the scan period to %d ms",
+			       L_TARGET_MS);
+		}
+		EXPECT_LE(seq_b - seq_a, L_MAX_SEQS) {
+			TH_LOG("promo_slowdown=1: the period took %ld scan sequences to reach %d ms: it did not double",
+			       seq_b - seq_a, L_TARGET_MS);
+		}
+		return;
 	}
-	EXPECT_LE(seq_b - seq_a, B_MAX_SEQS) {
-		TH_LOG("the period took %ld scan sequences to reach %d ms: it did not double",
-		       seq_b - seq_a, B_TARGET_MS);
+	if (have_next)
+		EXPECT_LE(b_ms, B_MAX_MS) {
+			TH_LOG("promotions lengthened the scan period to %lld ms", b_ms);
+		}
+	EXPECT_GE(seq_b - seq_a, B_MIN_SEQS) {
+		TH_LOG("only %ld scan sequences in %.0f s of CPU time while promoting: the period grew",
+		       seq_b - seq_a, B_CPU_S);
 	}
 }
 

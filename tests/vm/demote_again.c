@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Memory demoted again must come back as fast as the first time.
+ *
+ * A single-threaded process keeps a 64 MiB region hot (one scan window:
+ * a pass is one window) in memory-tiering mode, with debugfs
+ * scan_period_min_ms 1000 and scan_period_max_ms 16000. ROUNDS times it
+ * moves the whole region to node 1 (a demotion wave), touches it until
+ * FAST_PCT of it is back on node 0, and then keeps touching it with all
+ * of it on node 0 for SETTLE_CPU_S of CPU time before the next round.
+ * Each round's time back is the process's CPU time from the move until
+ * then: the scanner paces itself on the CPU time of the task
+ * (task_tick_numa()), so that is the time it had.
+ *
+ * On stock 6.12 every promotion counts as a private remote fault and
+ * update_task_scan_period() doubles the period at each sequence that
+ * promotes, so each round waits longer for its first marking than the
+ * one before (about 1, 2, 4, 8 s). With the numab series a sequence that
+ * mostly promotes halves it toward its minimum instead, so the rounds
+ * take about the same time.
+ *
+ * Variant numab (the kernel's defaults): every round after the first
+ * takes at most max(1.5 x round 1, round 1 + 1 s), and the last at most
+ * LAST_MAX_S. Variant legacy (the legacy settings, promo_slowdown=1, the
+ * stock rule): reported, and checked to grow (last round at least twice
+ * the first), the differential half of the check. NUMAB_FORCE_LEGACY=1
+ * runs variant numab's checks under the legacy settings: they fail, as
+ * on stock.
+ */
+#include "../lib/numab_test.h"
+#include "../lib/numab_work.h"
+#include "kselftest_harness.h"
+
+#define AREA_MB		64
+#define PERIOD_MIN_MS	1000
+#define PERIOD_MAX_MS	16000
+#define ROUNDS		6
+#define FAST_PCT	90
+#define SETTLE_CPU_S	2.0
+#define ROUND_CPU_S	40.0	/* bound on one round */
+#define LAST_MAX_S	2.5
+
+FIXTURE(again) {
+	struct nt_tunables saved;
+	struct nt_filters filters;
+	char *buf;
+	int legacy;
+};
+
+/*
+ * numab: the kernel's defaults; legacy: the legacy settings of every
+ * filter (stock's scanner); slowdown: the defaults but promo_slowdown=1
+ * (stock's scan period rule alone)
+ */
+FIXTURE_VARIANT(again) {
+	int legacy, slowdown;
+};
+
+FIXTURE_VARIANT_ADD(again, numab) {
+	.legacy = 0, .slowdown = 0,
+};
+
+FIXTURE_VARIANT_ADD(again, legacy) {
+	.legacy = 1, .slowdown = 1,
+};
+
+FIXTURE_VARIANT_ADD(again, slowdown) {
+	.legacy = 0, .slowdown = 1,
+};
+
+FIXTURE_SETUP(again)
+{
+	struct nt_tunables tun = {
+		.mode = 2, .scan_delay = 1000, .period_min = PERIOD_MIN_MS,
+		.period_max = PERIOD_MAX_MS, .scan_size = 256,
+	};
+
+	self->buf = MAP_FAILED;
+	self->legacy = variant->legacy || nw_env_long("NUMAB_FORCE_LEGACY", 0);
+	NW_TIERING_SETUP(self, self->legacy, &tun);
+	if (variant->slowdown || self->legacy) {
+		if (nt_read_long(NUMAB_FILTER "promo_slowdown", -1) < 0)
+			SKIP(return, "no kernel.numa_balancing_filter_promo_slowdown (a kernel without the numab scan period rule)");
+		ASSERT_EQ(nt_write_long(NUMAB_FILTER "promo_slowdown", 1), 0);
+	}
+	self->buf = nw_map_on_node((size_t)AREA_MB * NW_MB, 0);
+	ASSERT_NE(self->buf, MAP_FAILED);
+}
+
+FIXTURE_TEARDOWN(again)
+{
+	if (self->buf != MAP_FAILED)
+		munmap(self->buf, (size_t)AREA_MB * NW_MB);
+	nt_tunables_set(&self->saved);
+	nt_filters_set(&self->filters);
+}
+
+static void touch(char *buf, long npages, long pagesz)
+{
+	long i;
+
+	for (i = 0; i < npages; i++)
+		((volatile char *)buf)[i * pagesz]++;
+}
+
+struct round {
+	double cpu, wall;
+	long seqs, left, fast;
+	long long promoted;
+};
+
+/*
+ * ROUNDS demotion waves of the region BUF: returns 0, or the round (from
+ * 1) that did not get FAST_PCT back within ROUND_CPU_S, or -1 when a
+ * move or a placement query failed.
+ */
+static int demote_rounds(char *buf, long npages, long pagesz, struct round *rd)
+{
+	double end = nt_cpu_now() + SETTLE_CPU_S;
+	int r;
+
+	/* the task's scanning starts, all of the region on node 0 */
+	while (nt_cpu_now() < end)
+		touch(buf, npages, pagesz);
+	for (r = 0; r < ROUNDS; r++) {
+		struct nt_placement pl = { 0 };
+		double c0, w0;
+		long s0;
+		long long p0;
+
+		rd[r].left = nt_move_all(buf, npages, pagesz, 1);
+		if (rd[r].left < 0)
+			return -1;
+		c0 = nt_cpu_now();
+		w0 = nt_now();
+		s0 = nt_scan_seq();
+		p0 = nt_vmstat("pgpromote_success");
+		do {
+			touch(buf, npages, pagesz);
+			if (nt_placement(buf, npages, pagesz, &pl))
+				return -1;
+		} while (pl.node[0] * 100 < npages * FAST_PCT &&
+			 nt_cpu_now() - c0 <= ROUND_CPU_S);
+		rd[r].cpu = nt_cpu_now() - c0;
+		rd[r].wall = nt_now() - w0;
+		rd[r].seqs = nt_scan_seq() - s0;
+		rd[r].promoted = nt_vmstat("pgpromote_success") - p0;
+		rd[r].fast = pl.node[0];
+		if (pl.node[0] * 100 < npages * FAST_PCT)
+			return r + 1;
+		end = nt_cpu_now() + SETTLE_CPU_S;
+		while (nt_cpu_now() < end)
+			touch(buf, npages, pagesz);
+	}
+	return 0;
+}
+
+TEST_F_TIMEOUT(again, rounds, 600)
+{
+	long pagesz = getpagesize(), npages = (long)AREA_MB * NW_MB / pagesz;
+	struct round rd[ROUNDS];
+	char line[256];
+	size_t len = 0;
+	int r, ret;
+
+	memset(rd, 0, sizeof(rd));
+	ret = demote_rounds(self->buf, npages, pagesz, rd);
+	ASSERT_GE(ret, 0) {
+		TH_LOG("move_pages() failed");
+	}
+	for (r = 0; r < ROUNDS && (r < ret || !ret); r++) {
+		TH_LOG("round %d: %s after %.2f s of CPU time (%.2f s wall), %ld scan sequences, %lld pages promoted (%ld pages not moved to node 1)",
+		       r + 1, r + 1 == ret ? "not back" : "back", rd[r].cpu, rd[r].wall,
+		       rd[r].seqs, rd[r].promoted, rd[r].left);
+		len += snprintf(line + len, sizeof(line) - len, " %s%.2f",
+				r + 1 == ret ? ">" : "", rd[r].cpu);
+	}
+	TH_LOG("RESULT demote_again %s%s: CPU seconds until %d%% back on node 0, per round:%s (scan_period_min_ms %d, max %d)",
+	       variant->legacy ? "legacy" : variant->slowdown ? "slowdown" : "numab",
+	       self->legacy && !variant->legacy ? " (forced legacy settings)" : "",
+	       FAST_PCT, line, PERIOD_MIN_MS, PERIOD_MAX_MS);
+	if (variant->slowdown) {
+		/* a round not back within ROUND_CPU_S grew too */
+		if (!ret)
+			EXPECT_GE(rd[ROUNDS - 1].cpu, 2 * rd[0].cpu) {
+				TH_LOG("promo_slowdown=1: the time back did not grow from round to round");
+			}
+		return;
+	}
+	ASSERT_EQ(ret, 0) {
+		TH_LOG("round %d: %ld of %ld pages on node 0 after %.0f s of CPU time",
+		       ret, rd[ret - 1].fast, npages, ROUND_CPU_S);
+	}
+	for (r = 1; r < ROUNDS; r++) {
+		double bound = rd[0].cpu * 1.5 > rd[0].cpu + 1.0 ?
+			       rd[0].cpu * 1.5 : rd[0].cpu + 1.0;
+
+		EXPECT_LE(rd[r].cpu, bound) {
+			TH_LOG("round %d took %.2f s of CPU time, round 1 %.2f s: the time back grew",
+			       r + 1, rd[r].cpu, rd[0].cpu);
+		}
+	}
+	EXPECT_LE(rd[ROUNDS - 1].cpu, LAST_MAX_S);
+}
+
+TEST_HARNESS_MAIN
