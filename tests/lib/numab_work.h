@@ -454,6 +454,55 @@ static inline const char *nw_tiering_prereqs(int legacy, struct nt_filters *filt
 #define NW_TIERING_SETUP(self, legacy, tun)	NW_SETUP(self, 1, legacy, tun)
 #define NW_SCAN_SETUP(self, tun)		NW_SETUP(self, 0, 0, tun)
 
+/* ---- scan pace ----------------------------------------------------------------- */
+
+/* Write to every page of BUF, NPAGES pages of PAGESZ bytes. */
+static inline void nw_touch_pages(char *buf, long npages, long pagesz)
+{
+	long i;
+
+	for (i = 0; i < npages; i++)
+		((volatile char *)buf)[i * pagesz]++;
+}
+
+/*
+ * The variants of the scan-pace tests (tiering_scan_period, demote_again,
+ * scan_cost, cold_memory) for fixture FX: numab, the kernel's defaults;
+ * legacy, every filter at its legacy setting (stock's scanner); slowdown,
+ * the defaults but promo_slowdown=1 (stock's scan period rule alone).
+ */
+#define NW_PACE_VARIANTS(fx)						\
+	FIXTURE_VARIANT(fx) {						\
+		int legacy, slowdown;					\
+	};								\
+	FIXTURE_VARIANT_ADD(fx, numab) { .legacy = 0, .slowdown = 0 };	\
+	FIXTURE_VARIANT_ADD(fx, legacy) { .legacy = 1, .slowdown = 1 };	\
+	FIXTURE_VARIANT_ADD(fx, slowdown) { .legacy = 0, .slowdown = 1 }
+
+#define nw_pace_name(variant)						\
+	((variant)->legacy ? "legacy" : (variant)->slowdown ? "slowdown" : "numab")
+
+/*
+ * NW_TIERING_SETUP for a scan-pace fixture (SELF also has .legacy): the
+ * variant's settings; NUMAB_FORCE_LEGACY=1 in the environment applies the
+ * legacy settings to any variant, so that variant numab's checks can be
+ * shown to fail under them, as on stock.
+ */
+#define NW_PACE_SETUP(self, variant, tun) do {				\
+	(self)->legacy = (variant)->legacy ||				\
+			 nw_env_long("NUMAB_FORCE_LEGACY", 0);		\
+	NW_TIERING_SETUP(self, (self)->legacy, tun);			\
+	if ((variant)->slowdown || (self)->legacy) {			\
+		if (nt_read_long(NUMAB_FILTER "promo_slowdown", -1) < 0) \
+			SKIP(return, "no kernel.numa_balancing_filter_promo_slowdown (a kernel without the numab scan period rule)"); \
+		ASSERT_EQ(nt_write_long(NUMAB_FILTER "promo_slowdown", 1), 0); \
+	}								\
+} while (0)
+
+/* " (forced legacy settings)" when NUMAB_FORCE_LEGACY changed VARIANT's */
+#define nw_pace_forced(self, variant)					\
+	((self)->legacy && !(variant)->legacy ? " (forced legacy settings)" : "")
+
 /* ---- benchmark output (scripts/bench) ------------------------------------------ */
 
 /*

@@ -47,26 +47,7 @@ FIXTURE(again) {
 	int legacy;
 };
 
-/*
- * numab: the kernel's defaults; legacy: the legacy settings of every
- * filter (stock's scanner); slowdown: the defaults but promo_slowdown=1
- * (stock's scan period rule alone)
- */
-FIXTURE_VARIANT(again) {
-	int legacy, slowdown;
-};
-
-FIXTURE_VARIANT_ADD(again, numab) {
-	.legacy = 0, .slowdown = 0,
-};
-
-FIXTURE_VARIANT_ADD(again, legacy) {
-	.legacy = 1, .slowdown = 1,
-};
-
-FIXTURE_VARIANT_ADD(again, slowdown) {
-	.legacy = 0, .slowdown = 1,
-};
+NW_PACE_VARIANTS(again);
 
 FIXTURE_SETUP(again)
 {
@@ -76,13 +57,7 @@ FIXTURE_SETUP(again)
 	};
 
 	self->buf = MAP_FAILED;
-	self->legacy = variant->legacy || nw_env_long("NUMAB_FORCE_LEGACY", 0);
-	NW_TIERING_SETUP(self, self->legacy, &tun);
-	if (variant->slowdown || self->legacy) {
-		if (nt_read_long(NUMAB_FILTER "promo_slowdown", -1) < 0)
-			SKIP(return, "no kernel.numa_balancing_filter_promo_slowdown (a kernel without the numab scan period rule)");
-		ASSERT_EQ(nt_write_long(NUMAB_FILTER "promo_slowdown", 1), 0);
-	}
+	NW_PACE_SETUP(self, variant, &tun);
 	self->buf = nw_map_on_node((size_t)AREA_MB * NW_MB, 0);
 	ASSERT_NE(self->buf, MAP_FAILED);
 }
@@ -93,14 +68,6 @@ FIXTURE_TEARDOWN(again)
 		munmap(self->buf, (size_t)AREA_MB * NW_MB);
 	nt_tunables_set(&self->saved);
 	nt_filters_set(&self->filters);
-}
-
-static void touch(char *buf, long npages, long pagesz)
-{
-	long i;
-
-	for (i = 0; i < npages; i++)
-		((volatile char *)buf)[i * pagesz]++;
 }
 
 struct round {
@@ -121,7 +88,7 @@ static int demote_rounds(char *buf, long npages, long pagesz, struct round *rd)
 
 	/* the task's scanning starts, all of the region on node 0 */
 	while (nt_cpu_now() < end)
-		touch(buf, npages, pagesz);
+		nw_touch_pages(buf, npages, pagesz);
 	for (r = 0; r < ROUNDS; r++) {
 		struct nt_placement pl = { 0 };
 		double c0, w0;
@@ -136,7 +103,7 @@ static int demote_rounds(char *buf, long npages, long pagesz, struct round *rd)
 		s0 = nt_scan_seq();
 		p0 = nt_vmstat("pgpromote_success");
 		do {
-			touch(buf, npages, pagesz);
+			nw_touch_pages(buf, npages, pagesz);
 			if (nt_placement(buf, npages, pagesz, &pl))
 				return -1;
 		} while (pl.node[0] * 100 < npages * FAST_PCT &&
@@ -150,7 +117,7 @@ static int demote_rounds(char *buf, long npages, long pagesz, struct round *rd)
 			return r + 1;
 		end = nt_cpu_now() + SETTLE_CPU_S;
 		while (nt_cpu_now() < end)
-			touch(buf, npages, pagesz);
+			nw_touch_pages(buf, npages, pagesz);
 	}
 	return 0;
 }
@@ -176,8 +143,8 @@ TEST_F_TIMEOUT(again, rounds, 600)
 				r + 1 == ret ? ">" : "", rd[r].cpu);
 	}
 	TH_LOG("RESULT demote_again %s%s: CPU seconds until %d%% back on node 0, per round:%s (scan_period_min_ms %d, max %d)",
-	       variant->legacy ? "legacy" : variant->slowdown ? "slowdown" : "numab",
-	       self->legacy && !variant->legacy ? " (forced legacy settings)" : "",
+	       nw_pace_name(variant),
+	       nw_pace_forced(self, variant),
 	       FAST_PCT, line, PERIOD_MIN_MS, PERIOD_MAX_MS);
 	if (variant->slowdown) {
 		/* a round not back within ROUND_CPU_S grew too */

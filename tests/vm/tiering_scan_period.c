@@ -76,26 +76,7 @@ FIXTURE(period) {
 	int legacy;
 };
 
-/*
- * numab: the kernel's defaults; legacy: the legacy settings of every
- * filter (stock's scanner); slowdown: the defaults but promo_slowdown=1
- * (stock's scan period rule alone)
- */
-FIXTURE_VARIANT(period) {
-	int legacy, slowdown;
-};
-
-FIXTURE_VARIANT_ADD(period, numab) {
-	.legacy = 0, .slowdown = 0,
-};
-
-FIXTURE_VARIANT_ADD(period, legacy) {
-	.legacy = 1, .slowdown = 1,
-};
-
-FIXTURE_VARIANT_ADD(period, slowdown) {
-	.legacy = 0, .slowdown = 1,
-};
+NW_PACE_VARIANTS(period);
 
 FIXTURE_SETUP(period)
 {
@@ -105,13 +86,7 @@ FIXTURE_SETUP(period)
 	};
 
 	self->buf = MAP_FAILED;
-	self->legacy = variant->legacy || nw_env_long("NUMAB_FORCE_LEGACY", 0);
-	NW_TIERING_SETUP(self, self->legacy, &tun);
-	if (variant->slowdown || self->legacy) {
-		if (nt_read_long(NUMAB_FILTER "promo_slowdown", -1) < 0)
-			SKIP(return, "no kernel.numa_balancing_filter_promo_slowdown (a kernel without the numab scan period rule)");
-		ASSERT_EQ(nt_write_long(NUMAB_FILTER "promo_slowdown", 1), 0);
-	}
+	NW_PACE_SETUP(self, variant, &tun);
 	self->buf = nw_map_on_node((size_t)AREA_MB * NW_MB, 0);
 	ASSERT_NE(self->buf, MAP_FAILED);
 }
@@ -140,7 +115,6 @@ static long long run(char *buf, double until, double move_every, long long stop_
 
 	while (nt_cpu_now() < until && best < stop_ms) {
 		long long ms;
-		long i;
 
 		if (move_every > 0 && nt_cpu_now() >= next_move) {
 			if (nt_move_strided(buf, next_slice, 1, slice, pagesz, 1) >= 0)
@@ -148,8 +122,7 @@ static long long run(char *buf, double until, double move_every, long long stop_
 			next_slice = (next_slice + slice) % npages;
 			next_move += move_every;
 		}
-		for (i = 0; i < npages; i++)
-			((volatile char *)buf)[i * pagesz]++;
+		nw_touch_pages(buf, npages, pagesz);
 		ms = nt_next_scan_ms(0);
 		if (ms > best)
 			best = ms;
@@ -184,8 +157,8 @@ TEST_F_TIMEOUT(period, promotions, 240)
 		snprintf(b_str, sizeof(b_str), "%lld ms", b_ms);
 	}
 	TH_LOG("RESULT tiering_scan_period %s%s: without promotions %d scan sequences in %.1f s of CPU, the longest next_scan_ms %s; with %d moves of %d MiB to node 1 (%lld pages promoted) %ld sequences in %.1f s of CPU, the longest next_scan_ms %s (scan_period_min_ms %d, max %d)",
-	       variant->legacy ? "legacy" : variant->slowdown ? "slowdown" : "numab",
-	       self->legacy && !variant->legacy ? " (forced legacy settings)" : "",
+	       nw_pace_name(variant),
+	       nw_pace_forced(self, variant),
 	       (int)(seq_a - seq0), tb - t0, a_str, moves, SLICE_MB,
 	       (long long)dv.promote_success, seq_b - seq_a, nt_cpu_now() - tb, b_str,
 	       PERIOD_MIN_MS, PERIOD_MAX_MS);
