@@ -35,6 +35,10 @@
 #                 (default 16); memcached: worker threads (-t, default 16);
 #                 Redis: I/O threads (--io-threads, default 1: none)
 #   -w SEC        warm-up with the client before the move (default 20)
+#   -R SEC        -m move: move every process of the server to the slow
+#                 node again SEC seconds after the first move (a second
+#                 demotion wave, the same way; SRV_EVENT "moved again"
+#                 and SRV_INFO again_t=SEC)
 #   -t DIR        PostgreSQL: copy this data directory (initdb and pgbench
 #                 -i done, its scale in DIR/numab-scale) instead of making
 #                 one here (scripts/servers makes it on the host)
@@ -82,7 +86,8 @@
 set -u
 
 mode=move filters=none seconds=60 size=320 conns= side=0 label= warm=20 template= hotslow= notrace= selfsave= around= tunables=
-while getopts "m:F:T:s:c:l:w:t:a:D:2HNS" o; do
+again=
+while getopts "m:F:T:s:c:l:w:t:a:D:R:2HNS" o; do
 	case "$o" in
 	t) template=$OPTARG ;;
 	m) mode=$OPTARG ;;
@@ -100,6 +105,7 @@ while getopts "m:F:T:s:c:l:w:t:a:D:2HNS" o; do
 		echo "SRV_FAIL label=? -D $OPTARG: not NAME=NUMBER"; exit 1 ;;
 	   esac
 	   tunables="$tunables $OPTARG" ;;
+	R) again=$OPTARG ;;
 	N) notrace=1 ;;
 	S) selfsave=1 ;;
 	*) echo "SRV_FAIL label=? usage"; exit 1 ;;
@@ -412,6 +418,12 @@ postgres | redis | memcached) ;;
 *) fail "unknown server '$server' (postgres, redis or memcached)" ;;
 esac
 case "$mode" in move | fill) ;; *) fail "bad -m $mode (move or fill)" ;; esac
+case "$again" in
+"") ;;
+*[!0-9]*) fail "bad -R $again (seconds)" ;;
+*) [ "$mode" = move ] && [ "$again" -gt 0 ] && [ "$again" -lt "$seconds" ] ||
+	fail "-R $again: a second move needs -m move and 0 < SEC < -T $seconds" ;;
+esac
 need_$server
 need numabctl srvsample hold migratepages
 case "$filters" in
@@ -477,16 +489,12 @@ fi
 sleep "$warm"
 event "warmed"
 
-mv0=$(now)
-if [ "$mode" = fill ]; then
-	kill "$holder"
-	wait "$holder" 2>/dev/null
-	holder=
-	what="room made on the fast node"
-else
-	# the server stopped while its memory moves (SIGSTOP, then SIGCONT):
-	# the move is one moment, not a minute of its own work competing with
-	# the server's, and a process cannot exit half-moved
+# every process of every instance to the slow node. The server is stopped
+# while its memory moves (SIGSTOP, then SIGCONT): the move is one moment,
+# not a minute of its own work competing with the server's, and a process
+# cannot exit half-moved.
+move_all() {
+	local i main pids p
 	for i in $instances; do
 		main=$(main_pid_$server "$i")
 		pids="$main $(pgrep -P "$main")"
@@ -503,6 +511,16 @@ else
 		done
 		kill -CONT $pids
 	done
+}
+
+mv0=$(now)
+if [ "$mode" = fill ]; then
+	kill "$holder"
+	wait "$holder" 2>/dev/null
+	holder=
+	what="room made on the fast node"
+else
+	move_all
 	what="moved to the slow node"
 fi
 # time 0: the move done (or the room made); samples count from here
@@ -528,7 +546,17 @@ if [ -z "$notrace" ] && { [ -e /sys/kernel/tracing/events/sched/sched_skip_vma_n
 		tracer=$!
 	fi
 fi
-sleep "$seconds"
+if [ -n "$again" ]; then
+	# the second wave at t=again, on the clock of the first (t0)
+	sleep "$(awk -v a="$t0" -v b="$(now)" -v r="$again" 'BEGIN { d = a + r - b; printf "%.1f", d > 0 ? d : 0 }')"
+	mv1=$(now)
+	move_all
+	echo "SRV_INFO label=$label again_t=$(since)"
+	event "moved again in $(awk -v a="$mv1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }') s"
+	sleep "$(awk -v a="$t0" -v b="$(now)" -v r="$seconds" 'BEGIN { d = a + r - b; printf "%.1f", d > 0 ? d : 0 }')"
+else
+	sleep "$seconds"
+fi
 kill $samplers 2>/dev/null
 wait $samplers 2>/dev/null
 if [ -n "$tracer" ]; then
