@@ -70,13 +70,21 @@ static long task_cpu_ms(pid_t pid, unsigned long tid)
 	return (long)((ut + st) * 1000 / (unsigned long long)hz);
 }
 
-long nx_threads_cpu_ms_max(pid_t pid)
+static int cmp_tid(const void *x, const void *y)
+{
+	const struct nx_thread_cpu *a = x, *b = y;
+
+	return (a->tid > b->tid) - (a->tid < b->tid);
+}
+
+int nx_threads_cpu_load(pid_t pid, struct nx_threads_cpu *c)
 {
 	char path[4096];
 	struct dirent *d;
-	long ms, max = -1;
+	size_t cap = 0;
 	DIR *dir;
 
+	memset(c, 0, sizeof(*c));
 	nx_path(path, sizeof(path), "/proc/%d/task", (int)pid);
 	dir = opendir(path);
 	if (!dir)
@@ -84,14 +92,79 @@ long nx_threads_cpu_ms_max(pid_t pid)
 	while ((d = readdir(dir))) {
 		char *end;
 		unsigned long tid = strtoul(d->d_name, &end, 10);
+		long ms;
 
 		if (!isdigit((unsigned char)d->d_name[0]) || *end)
 			continue;
 		ms = task_cpu_ms(pid, tid);
-		if (ms > max)
-			max = ms;
+		if (ms < 0)
+			continue;
+		if (c->n == cap) {
+			size_t nc = cap ? cap * 2 : 16;
+			struct nx_thread_cpu *nt = realloc(c->t, nc * sizeof(*nt));
+
+			if (!nt)
+				break;
+			c->t = nt;
+			cap = nc;
+		}
+		c->t[c->n].tid = (long)tid;
+		c->t[c->n++].ms = ms;
 	}
 	closedir(dir);
+	if (c->n)
+		qsort(c->t, c->n, sizeof(*c->t), cmp_tid);
+	return 0;
+}
+
+void nx_threads_cpu_free(struct nx_threads_cpu *c)
+{
+	free(c->t);
+	memset(c, 0, sizeof(*c));
+}
+
+long nx_threads_cpu_max(const struct nx_threads_cpu *c)
+{
+	long max = -1;
+
+	for (size_t i = 0; i < c->n; i++)
+		if (c->t[i].ms > max)
+			max = c->t[i].ms;
+	return max;
+}
+
+long nx_threads_cpu_ran(const struct nx_threads_cpu *a, const struct nx_threads_cpu *b,
+			long *tid)
+{
+	long best = -1;
+	size_t k = 0;
+
+	*tid = -1;
+	for (size_t i = 0; i < b->n; i++) {	/* both in tid order */
+		long before = 0, d;
+
+		while (k < a->n && a->t[k].tid < b->t[i].tid)
+			k++;
+		if (k < a->n && a->t[k].tid == b->t[i].tid)
+			before = a->t[k].ms;	/* else it began meanwhile */
+		d = b->t[i].ms >= before ? b->t[i].ms - before : 0;
+		if (d > best) {
+			best = d;
+			*tid = b->t[i].tid;
+		}
+	}
+	return best;
+}
+
+long nx_threads_cpu_ms_max(pid_t pid)
+{
+	struct nx_threads_cpu c;
+	long max;
+
+	if (nx_threads_cpu_load(pid, &c))
+		return -1;
+	max = nx_threads_cpu_max(&c);
+	nx_threads_cpu_free(&c);
 	return max;
 }
 
@@ -927,6 +1000,7 @@ static int one_record(struct reader *rd, const struct nb_rec *r)
 		rd->info->hz = rd->hz;
 		rd->info->nr_threads = r->nr_threads;
 		rd->info->scan_period_ms = r->have & NB_H_MM_PERIOD ? r->scan_period : 0;
+		rd->info->tid = (long)r->tid;
 		rd->info->have_filters = r->have & NB_H_MM_FILTERS;
 		rd->info->numab_filters = (uint32_t)r->vm_flags;
 		rd->fc.task_mof = !(r->have & NB_H_MM_TASKPOL) || (r->flags & NB_F_TASKPOL_MOF);

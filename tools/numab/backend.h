@@ -99,6 +99,7 @@ struct nx_bpf_info {
 	char hz_how[48];	/* "kernel config" or "jiffies since boot" */
 	long nr_threads;	/* signal->nr_threads */
 	unsigned int scan_period_ms;	/* the task's numa_scan_period, 0 absent */
+	long tid;		/* that task: the thread whose mm record it was */
 	uint32_t numab_filters;	/* mm->numab_filters */
 	bool have_filters;
 	unsigned long records;
@@ -137,6 +138,25 @@ void nx_threads_load(pid_t pid, struct nx_threads *t);
  * process that has not begun a scan.
  */
 long nx_threads_cpu_ms_max(pid_t pid);
+/* the CPU time of each thread of a process at one moment (report's scan pace) */
+struct nx_thread_cpu {
+	long tid, ms;
+};
+struct nx_threads_cpu {
+	struct nx_thread_cpu *t;	/* the threads whose stat could be read, by tid */
+	size_t n;
+};
+/* 0, or -1 when /proc/<pid>/task cannot be listed */
+int nx_threads_cpu_load(pid_t pid, struct nx_threads_cpu *c);
+void nx_threads_cpu_free(struct nx_threads_cpu *c);
+/* the largest CPU time in @c, -1 if none */
+long nx_threads_cpu_max(const struct nx_threads_cpu *c);
+/*
+ * The most CPU time a thread ran from @a to @b (a thread not in @a: all of
+ * its own), -1 if @b has none; that thread into *@tid
+ */
+long nx_threads_cpu_ran(const struct nx_threads_cpu *a, const struct nx_threads_cpu *b,
+			long *tid);
 /*
  * Is @v one the PID filter skips now (mm scan_seq @seq, scan_offset
  * @offset)?  Then the sequences until the fallback scans it go to

@@ -207,6 +207,8 @@ void nx_kv_add(struct nx_table *t, const char *key, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* a numeric value (a number in JSON); @val NULL: unknown ("-", null) */
 void nx_kv_num(struct nx_table *t, const char *key, const char *val);
+/* a yes/no value (a boolean in JSON); @val < 0: unknown ("-", null) */
+void nx_kv_bool(struct nx_table *t, const char *key, int val);
 /* a table as one JSON array of objects, typed by column (json-c) */
 struct json_object *nx_table_json(struct nx_table *t);
 /* print a JSON value, pretty or compact (-J / --json=compact), and a newline */
@@ -291,6 +293,9 @@ struct nx_vmlist {
 	char backend_note[256];	/* BPF used, or why not */
 	double state_seconds;	/* reading the scan state */
 	long nr_threads;	/* get_nr_threads(), -1 unknown */
+	/* BPF backend: numa_scan_period (ms, 0 unknown) of thread scan_period_tid */
+	long scan_period_ms, scan_period_tid;
+	bool next_hz_unknown;	/* BPF backend: the mm's next scan in jiffies, HZ unknown */
 	/* a process that has not begun a scan: its busiest thread's CPU time (ms, -1 unknown) */
 	long cpu_ms_max;
 	bool balancing_off;	/* ... and NUMA balancing is off (kernel.numa_balancing=0) */

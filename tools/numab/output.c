@@ -336,9 +336,9 @@ static struct json_object *json_cell(const char *s, int jtype)
 	case SCOLS_JSON_NUMBER:
 		return json_number(s);
 	case SCOLS_JSON_BOOLEAN:
-		if (!strcmp(s, "true") || !strcmp(s, "1"))
+		if (!strcmp(s, "true") || !strcmp(s, "1") || !strcmp(s, "yes"))
 			return json_object_new_boolean(1);
-		if (!strcmp(s, "false") || !strcmp(s, "0"))
+		if (!strcmp(s, "false") || !strcmp(s, "0") || !strcmp(s, "no"))
 			return json_object_new_boolean(0);
 		return NULL;
 	default:
@@ -896,6 +896,17 @@ void nx_kv_num(struct nx_table *t, const char *key, const char *val)
 	scols_line_set_userdata(ln, (void *)(intptr_t)SCOLS_JSON_NUMBER);
 	scols_line_set_data(ln, 0, key);
 	scols_line_set_data(ln, 1, val ? val : "-");
+}
+
+void nx_kv_bool(struct nx_table *t, const char *key, int val)
+{
+	struct libscols_line *ln = nx_table_line(t);
+
+	if (!ln)
+		return;
+	scols_line_set_userdata(ln, (void *)(intptr_t)SCOLS_JSON_BOOLEAN);
+	scols_line_set_data(ln, 0, key);
+	scols_line_set_data(ln, 1, val < 0 ? "-" : val ? "yes" : "no");
 }
 
 /* one JSON object (json-c) with a member per table, or titled text tables */

@@ -2,11 +2,14 @@
 /*
  * numabctl report PID: one file a kernel developer can act on.  Kernel and
  * command line, the process's slow-tier memory by cause (which VMAs are
- * stranded, what holds them, what to do), topology and tiers, every
- * tunable and filter, vmstat deltas over the interval, the VMAs at start
- * and end, the skip reasons traced during the interval (when permitted),
- * the NUMA block of /proc/PID/sched, the cgroup and its cpuset.mems.  Text or JSON, to standard output or a
- * file (nx_write_output(): a regular file atomically, else written through).
+ * stranded, what holds them, what to do), the scan pace (what slows its
+ * promotion: the scan period, CPU-time pacing, the hot threshold or the
+ * rate limit), topology and tiers, every tunable and filter, vmstat
+ * deltas over the interval, the VMAs at start and end, the skip reasons
+ * traced during the interval (when permitted), the NUMA block of
+ * /proc/PID/sched, the cgroup and its cpuset.mems.  Text or JSON, to
+ * standard output or a file (nx_write_output(): a regular file
+ * atomically, else written through).
  */
 #include <errno.h>
 #include <limits.h>
@@ -24,13 +27,17 @@ struct report {
 	double sec;
 	const char *trace_input;
 	bool no_trace;
-	struct nx_topo topo;
+	struct nx_topo topo, topo1;	/* at the start; free memory again at the end */
+	bool have_topo1;
 	struct nx_counters vm0, vm1;
 	struct nx_vmlist l0, l1;
 	bool have_l1;
 	struct nx_trace_result tr;
 	int trace_rc;
-	long cpu0, cpu1;	/* busiest thread's CPU ms at start and end, or -1 */
+	/* the threads' CPU times at the start and end (scan state only), when read */
+	struct nx_threads_cpu cpu0, cpu1;
+	bool have_cpu0, have_cpu1;
+	double t_cpu0, t_cpu1;
 };
 
 static void header_table(struct nx_doc *d, const struct report *rp)
@@ -281,107 +288,545 @@ static long nb_tunable(const char *name)
 	return v;
 }
 
+/* what the scan pace section finds, and why */
+struct pace {
+	long mode;
+	bool tiering;
+	bool have_next0, have_next1;
+	long long next0, next1;	/* the mm's next scan window, ms (negative: due) */
+	long long task_ms;	/* BPF: numa_scan_period of thread task_tid, 0 unknown */
+	long task_tid;
+	uint64_t windows;
+	long long smin, start, ceiling;	/* -1: the debugfs tunables are unreadable */
+	long long at_least;	/* the period is at least this (ms), 0 unknown */
+	long long interval;	/* ms between the two snapshots, -1 unknown */
+	long cpu0, cpu1, ran, ran_tid;	/* busiest thread: CPU ms; -1 unknown */
+	bool due_all;		/* the window was due the whole interval */
+	int ps;			/* promo_slowdown in effect, -1 absent or unknown */
+	const char *ps_src, *fix;
+	bool have_ctr;		/* the vmstat deltas below */
+	uint64_t hint, cand, prom, mfail;
+	const char *held_by;	/* hot_threshold, rate_limit, both; NULL */
+	int c_period, c_pacing, c_hot;	/* 1 yes, 0 no, -1 unknown */
+	char why_period[1600], why_pacing[768], why_hot[1024];
+};
+
+/* the scan periods task_scan_min(), the first and task_scan_max() of a task of @bytes */
+static void pace_periods(struct pace *p, uint64_t bytes)
+{
+	long pmin = nb_tunable("scan_period_min_ms"), pmax = nb_tunable("scan_period_max_ms");
+	long size = nb_tunable("scan_size_mb"), delay = nb_tunable("scan_delay_ms");
+	uint64_t win;
+	long long floor_ms;
+
+	p->smin = p->start = p->ceiling = -1;
+	if (size <= 0 || pmin < 0 || pmax < 0 || delay < 0)
+		return;
+	win = (uint64_t)size << 20;
+	floor_ms = 1000LL * size / 2560;	/* MAX_SCAN_WINDOW */
+	p->windows = (bytes + win - 1) / win;
+	if (!p->windows)
+		p->windows = 1;
+	p->smin = pmin / (long long)p->windows;
+	if (p->smin < floor_ms)
+		p->smin = floor_ms;
+	p->ceiling = pmax / (long long)p->windows;
+	if (p->ceiling < p->smin)
+		p->ceiling = p->smin;
+	/* a task's first period is the scan delay (init_numa_balancing()) */
+	p->start = delay > p->smin ? delay : p->smin;
+}
+
 /*
- * "Scan pace": how far the mm's next scan window is, from the numa_vmas
- * mm line at the start and end of the interval, against the longest
- * scan period task_scan_max() allows the process (scan_period_max_ms
- * over its scan windows of scan_size_mb, not scaled by a NUMA group).
- * In memory-tiering mode each promotion counts as a fault that is
- * neither local nor shared, and update_task_scan_period() doubles the
- * period of the task that took it up to that ceiling; it does not come
- * down while promotions are the only faults (tests/vm/tiering_scan_period
- * in the numab tree measures the doubling). A next window at least four
- * times the period a task starts with (the scan delay, or the minimum
- * period when longer) away in tiering mode gets a sentence saying so:
- * the process's slow-tier pages that no scan has marked wait for it.
- * So does a window overdue by as much at the end while the process ran
- * (its busiest thread's CPU time grew): a thread starts a window only
- * after its own period of CPU time (task_tick_numa()), so a window that
- * is due and not started is a long period too.
+ * The scan-period rule for promotions in effect for the process: the
+ * mm line's filter_promo_slowdown, else its numa_filters override, else
+ * the sysctl; a kernel without the sysctl lacks the rule ("absent")
+ */
+static void pace_rule(const struct report *rp, const struct nx_vmlist *l, struct pace *p)
+{
+	const int i = NX_F_PROMO_SLOWDOWN;
+	struct nx_filters_state st;
+	struct nx_proc_filters pf;
+
+	nx_filters_read(&st);
+	p->ps = -1;
+	p->ps_src = p->fix = "unknown";
+	if (st.err[i] == -ENOENT) {
+		p->ps_src = p->fix = "absent";
+		return;
+	}
+	if (l->have_numab && (l->mm.filt_have & (1u << i))) {
+		p->ps = l->mm.filt_val[i];
+		p->ps_src = l->mm.filt_src[i] == NX_FSRC_PROCESS ? "process" :
+			    l->mm.filt_src[i] == NX_FSRC_SYSTEM ? "system" : "unknown";
+	} else if (!nx_pf_read(rp->pid, &pf) && (pf.have & (1u << i)) &&
+		   pf.val[i] != NX_FILTER_INHERIT) {
+		p->ps = pf.val[i];
+		p->ps_src = "process";
+	} else if (st.val[i] >= 0) {
+		p->ps = st.val[i];
+		p->ps_src = "system";
+	}
+	if (p->ps >= 0)
+		p->fix = p->ps ? "off" : "on";
+}
+
+/* whether this kernel's rule lets promotions lengthen the period, in words */
+static void fix_text(const struct report *rp, const struct pace *p, char *buf, size_t sz)
+{
+	if (!strcmp(p->fix, "absent"))
+		snprintf(buf, sz, "this kernel lacks the fix (no kernel.numa_balancing_filter_"
+			 "promo_slowdown): each promotion-only scan sequence doubles the period, "
+			 "up to the ceiling, and nothing shortens it while promotions are the "
+			 "only faults");
+	else if (!strcmp(p->fix, "on"))
+		snprintf(buf, sz, "this kernel's scan-period rule for promotions is on "
+			 "(promotions shorten the period)");
+	else if (!strcmp(p->fix, "off"))
+		snprintf(buf, sz, "promo_slowdown=1 (%s): promotions lengthen the period as on "
+			 "stock; 'numabctl filter promo_slowdown=off' (every process) or "
+			 "'numabctl filter --pid %d promo_slowdown=%s' (this one) lets a scan "
+			 "sequence that mostly promotes shorten it", p->ps_src, (int)rp->pid,
+			 !strcmp(p->ps_src, "process") ? "inherit" : "off");
+	else
+		snprintf(buf, sz, "whether this kernel's scan-period rule for promotions is on "
+			 "is unknown (kernel.numa_balancing_filter_promo_slowdown unreadable)");
+}
+
+/* why the mm's next scan window is not known */
+static void no_next_text(const struct nx_vmlist *l, char *buf, size_t sz)
+{
+	if (!l->have_numab)
+		snprintf(buf, sz, "no scan state (no /proc/%d/numa_vmas, no BPF backend%s%s)",
+			 (int)l->pid, l->backend_note[0] ? ": " : "", l->backend_note);
+	else if (l->backend == NX_BACKEND_BPF && l->next_hz_unknown)
+		snprintf(buf, sz, "the BPF backend reads the mm's next scan time in jiffies, "
+			 "and this kernel's HZ is unknown");
+	else
+		snprintf(buf, sz, "the mm has no next scan time yet (it has not begun a scan)");
+}
+
+/* a. a long scan period, and whether promotions may have lengthened it */
+static void cause_period(const struct report *rp, const struct nx_vmlist *l, struct pace *p)
+{
+	char fix[512], ev[320] = "", ref[96];
+	long long big = 4 * p->start, next = LLONG_MIN, per = 0;
+	char *w = p->why_period;
+	size_t sz = sizeof(p->why_period);
+
+	fix_text(rp, p, fix, sizeof(fix));
+	p->c_period = -1;
+	if (p->have_next0)
+		next = p->next0;
+	if (p->have_next1 && p->next1 > next)
+		next = p->next1;
+	if (!p->have_next0 && !p->have_next1 && !p->task_ms) {
+		no_next_text(l, ev, sizeof(ev));
+		snprintf(w, sz, "unknown: %s; %s", ev, fix);
+		return;
+	}
+	if (p->ceiling < 0) {
+		snprintf(w, sz, "unknown: the debugfs tunables are unreadable (root can read "
+			 "them), so how long a period is here is unknown; %s", fix);
+		return;
+	}
+	snprintf(ref, sizeof(ref), "the period a task starts with (%lld ms; ceiling %lld ms)",
+		 p->start, p->ceiling);
+	/* what shows the period: the task's, a window ahead, or one due all along */
+	if (p->task_ms) {
+		per = p->task_ms;
+		snprintf(ev, sizeof(ev), "thread %ld's scan period is %lld ms", p->task_tid, per);
+	} else if (next > 0) {
+		per = next;
+		snprintf(ev, sizeof(ev), "the next scan window is %lld ms away", next);
+	} else if (p->due_all && p->ran >= 0) {
+		per = p->ran;
+		snprintf(ev, sizeof(ev), "the next scan window was due the whole interval (%lld ms "
+			 "overdue at its end) and no thread started one although the busiest ran "
+			 "%ld ms of CPU: the period is longer than that", -p->next1, p->ran);
+	} else {
+		snprintf(w, sz, "unknown: the next scan window is due (%lld ms overdue), which does "
+			 "not show how long the period is (numa_vmas does not give it; a report "
+			 "while a window is ahead does); %s", -next, fix);
+		return;
+	}
+	if (per < big && !p->task_ms && next <= 0) {
+		snprintf(w, sz, "unknown: %s, which does not show whether it is long (4 times %s); "
+			 "%s", ev, ref, fix);
+		return;
+	}
+	if (per < big) {
+		p->c_period = 0;
+		snprintf(w, sz, "the period is not long: %s, %.1f times %s; %s", ev,
+			 (double)per / (double)p->start, ref, fix);
+		return;
+	}
+	p->c_period = 1;
+	snprintf(w, sz, "%s, %.1f times %s: %s, so %s; slow-tier pages no scan has marked wait "
+		 "for the next window (scan_period_max_ms bounds it)", ev,
+		 (double)per / (double)p->start, ref, fix,
+		 !strcmp(p->fix, "absent") || !strcmp(p->fix, "off") ?
+		 "promotions are the likely cause" : !strcmp(p->fix, "on") ?
+		 "promotions did not lengthen it: faults that mostly did not promote (cold "
+		 "memory, the rate limit, failed migrations) or a period set before did" :
+		 "what lengthened it is unknown");
+}
+
+/*
+ * b. CPU-time pacing: task_tick_numa() starts a window only for a thread
+ * that has run its own scan period of CPU time since its last one
+ */
+static void cause_pacing(struct pace *p)
+{
+	bool exact = p->task_ms && p->ran_tid == p->task_tid;
+	long long per = exact ? p->task_ms : p->at_least;
+	char *w = p->why_pacing;
+	size_t sz = sizeof(p->why_pacing);
+
+	p->c_pacing = -1;
+	if (!p->have_next1) {
+		snprintf(w, sz, "unknown: when the next window is due at the end is unknown");
+		return;
+	}
+	if (p->next1 > 0) {
+		p->c_pacing = 0;
+		snprintf(w, sz, "the next window was not due at the end (%lld ms away): the scan "
+			 "waits for the mm's window, not for CPU time", p->next1);
+		return;
+	}
+	if (p->ran < 0 || p->interval < 0) {
+		snprintf(w, sz, "unknown: the window is due (%lld ms overdue), and the threads' "
+			 "CPU times (/proc/PID/task/TID/stat) are not known at both ends",
+			 -p->next1);
+		return;
+	}
+	if (p->due_all) {
+		p->c_pacing = 1;
+		snprintf(w, sz, "the next window was due the whole interval (%lld ms overdue at "
+			 "its end) and no thread started it: the busiest (thread %ld) ran %ld ms of "
+			 "CPU in %lld ms, less than its scan period, which a thread must run since "
+			 "its last window before it starts one (task_tick_numa()); a mostly idle "
+			 "process scans rarely", -p->next1, p->ran_tid, p->ran, p->interval);
+		return;
+	}
+	if (per <= 0 || p->interval < per) {
+		snprintf(w, sz, "unknown: the window is due (%lld ms overdue); the interval (%lld ms) "
+			 "is shorter than the period (%s%lld ms): a report over a longer -d tells",
+			 -p->next1, p->interval, exact ? "" : "at least ", per > 0 ? per : 0);
+		return;
+	}
+	if (p->ran < per) {
+		p->c_pacing = 1;
+		snprintf(w, sz, "the window is due (%lld ms overdue) and the busiest thread (%ld) "
+			 "ran %ld ms of CPU in the interval (%lld ms), less than the scan period "
+			 "(%s%lld ms): a thread starts a window only after running its scan period "
+			 "of CPU time since its last (task_tick_numa()), so a mostly idle process "
+			 "scans rarely", -p->next1, p->ran_tid, p->ran, p->interval,
+			 exact ? "" : "at least ", per);
+		return;
+	}
+	if (exact || (p->ceiling > 0 && p->ran >= p->ceiling)) {
+		p->c_pacing = 0;
+		snprintf(w, sz, "the busiest thread (%ld) ran %ld ms of CPU in the interval, more "
+			 "than its scan period (%s%lld ms)", p->ran_tid, p->ran, exact ? "" :
+			 "at most the ceiling, ", exact ? per : p->ceiling);
+		return;
+	}
+	snprintf(w, sz, "unknown: the window is due (%lld ms overdue) and the busiest thread "
+		 "(%ld) ran %ld ms of CPU in the interval, more than the period's lower bound "
+		 "(%lld ms) but less than its ceiling (%lld ms): whether that is a whole period "
+		 "is unknown (numa_vmas does not give a thread's scan period)", -p->next1,
+		 p->ran_tid, p->ran, per, p->ceiling);
+}
+
+/*
+ * Does the top tier have room, so that the kernel promotes whatever the
+ * hot threshold and the rate limit (pgdat_free_space_enough(): free
+ * memory above max(1 GiB, 1/16 of the node) plus the promotion
+ * watermark, taken here as 1/64 of the node)?  1 every fast node has
+ * room, 0 none has, -1 in between or unknown; the nodes into @buf
+ */
+static int top_room(const struct nx_topo *topo, char *buf, size_t sz)
+{
+	int room = 0, nfast = 0, nshort = 0;
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < topo->nnodes; i++) {
+		const struct nx_node *n = &topo->nodes[i];
+		uint64_t enough = n->total_kb / 16 > (1u << 20) ? n->total_kb / 16 : (1u << 20);
+		char a[32], b[32];
+
+		if (!n->fast || !n->total_kb)
+			continue;
+		nfast++;
+		room += n->free_kb >= enough + n->total_kb / 64;
+		nshort += n->free_kb < enough;
+		nx_human_size(n->free_kb * 1024, a, sizeof(a));
+		nx_human_size(n->total_kb * 1024, b, sizeof(b));
+		if (off < sz)
+			off += (size_t)snprintf(buf + off, sz - off, "%snode %d: %s free of %s",
+						off ? ", " : "", n->id, a, b);
+	}
+	return !nfast ? -1 : room == nfast ? 1 : nshort == nfast ? 0 : -1;
+}
+
+/* c. the hot threshold or the promotion rate limit, from system-wide counters */
+static void cause_hot(const struct report *rp, struct pace *p)
+{
+	const struct nx_topo *topo = rp->have_topo1 ? &rp->topo1 : &rp->topo;
+	char nodes[256], head[256], thv[24] = "unknown", rlv[24] = "unknown";
+	char *w = p->why_hot;
+	size_t sz = sizeof(p->why_hot);
+	long th = nb_tunable("hot_threshold_ms"), rl = -1;
+	int room = top_room(topo, nodes, sizeof(nodes));
+	char path[4096];
+	bool hot, rate;
+	size_t off;
+
+	p->c_hot = -1;
+	if (!p->have_ctr) {
+		snprintf(w, sz, "unknown: /proc/vmstat lacks numa_hint_faults, pgpromote_candidate "
+			 "or pgpromote_success at one end of the interval");
+		return;
+	}
+	snprintf(head, sizeof(head), "%llu hinting faults, %llu promotion candidates, %llu pages "
+		 "promoted in the interval (system-wide counters; the promotion ones count "
+		 "pages, a huge page as many)", (unsigned long long)p->hint,
+		 (unsigned long long)p->cand, (unsigned long long)p->prom);
+	if (!p->hint) {
+		p->c_hot = 0;
+		snprintf(w, sz, "%s: no hinting fault reached the hot threshold or the rate limit; "
+			 "pages wait to be marked", head);
+		return;
+	}
+	if (2 * p->prom >= p->hint) {
+		p->c_hot = 0;
+		snprintf(w, sz, "%s: most faults promoted", head);
+		return;
+	}
+	if (p->mode & 1) {
+		snprintf(w, sz, "unknown: %s; in mode %ld numa_hint_faults counts faults on "
+			 "top-tier pages too, which never promote, so the faults that did not "
+			 "promote say nothing of the threshold", head, p->mode);
+		return;
+	}
+	if (room == 1) {
+		p->c_hot = 0;
+		snprintf(w, sz, "%s; the top tier had room at the end (%s): the kernel promotes "
+			 "regardless of the hot threshold and the rate limit then, so neither held "
+			 "these faults back (their migrations failed: pgmigrate_fail +%llu, or the "
+			 "pages could not move)", head, nodes, (unsigned long long)p->mfail);
+		return;
+	}
+	nx_path(path, sizeof(path), "/proc/sys/kernel/numa_balancing_promote_rate_limit_MBps");
+	nx_read_long(path, &rl);
+	p->c_hot = 1;
+	hot = 2 * p->cand < p->hint;
+	rate = !hot || 2 * p->prom < p->cand;
+	p->held_by = hot && rate ? "hot_threshold,rate_limit" : hot ? "hot_threshold" : "rate_limit";
+	off = (size_t)snprintf(w, sz, "%s: ", head);
+	if (th >= 0)
+		snprintf(thv, sizeof(thv), "%ld", th);
+	if (rl >= 0)
+		snprintf(rlv, sizeof(rlv), "%ld", rl);
+	if (hot && off < sz)
+		off += (size_t)snprintf(w + off, sz - off, "most faults did not become "
+					"candidates: their pages were not touched again within "
+					"the hot threshold (hot_threshold_ms %s, which the kernel "
+					"adjusts to the rate limit)%s", thv, rate ? "; and " : "");
+	if (rate && off < sz)
+		off += (size_t)snprintf(w + off, sz - off, "most candidates were not promoted: "
+					"the promotion rate limit (kernel.numa_balancing_promote_"
+					"rate_limit_MBps %s) held them back, or their migrations "
+					"failed (pgmigrate_fail +%llu)", rlv,
+					(unsigned long long)p->mfail);
+	if (off < sz)
+		snprintf(w + off, sz - off, "; the kernel applies %s only while the top tier is "
+			 "short of free memory (%s: %s)", hot && rate ? "both" : "it",
+			 nodes[0] ? nodes : "no fast node known", room == 0 ? "short of it" :
+			 "near the bar, max(1 GiB, 1/16 of a node) above its promotion watermark");
+}
+
+/* a counter's change over the interval; false if either end lacks it */
+static bool counter_delta(const struct report *rp, const char *name, uint64_t *d)
+{
+	uint64_t a, b;
+
+	if (!nx_counters_get(&rp->vm0, name, &a) || !nx_counters_get(&rp->vm1, name, &b))
+		return false;
+	*d = b >= a ? b - a : 0;
+	return true;
+}
+
+static void pace_compute(const struct report *rp, struct pace *p)
+{
+	const struct nx_vmlist *l0 = &rp->l0, *l1 = rp->have_l1 ? &rp->l1 : &rp->l0;
+	uint64_t fast, slow, stranded;
+
+	memset(p, 0, sizeof(*p));
+	p->mode = nx_numa_balancing_mode();
+	p->tiering = p->mode > 0 && (p->mode & 2);
+	nx_vmlist_totals(l1, &fast, &slow, &stranded);
+	pace_periods(p, fast + slow);
+	p->have_next0 = l0->have_numab && (l0->mm.have & MM_HAVE_NEXT);
+	p->have_next1 = rp->have_l1 && l1->have_numab && (l1->mm.have & MM_HAVE_NEXT);
+	p->next0 = l0->mm.next_scan_ms;
+	p->next1 = l1->mm.next_scan_ms;
+	p->task_ms = l1->scan_period_ms ? l1->scan_period_ms : l0->scan_period_ms;
+	p->task_tid = l1->scan_period_ms ? l1->scan_period_tid : l0->scan_period_tid;
+	p->cpu0 = rp->have_cpu0 ? nx_threads_cpu_max(&rp->cpu0) : -1;
+	p->cpu1 = rp->have_cpu1 ? nx_threads_cpu_max(&rp->cpu1) : -1;
+	p->ran = p->ran_tid = -1;
+	p->interval = rp->have_l1 ? (long long)((rp->t_cpu1 - rp->t_cpu0) * 1000.0 + 0.5) : -1;
+	if (rp->have_cpu0 && rp->have_cpu1)
+		p->ran = nx_threads_cpu_ran(&rp->cpu0, &rp->cpu1, &p->ran_tid);
+	/* a window due since before the interval began: none started in it */
+	p->due_all = p->have_next1 && p->interval > 0 && -p->next1 >= p->interval;
+	/*
+	 * the period is at least the minimum, at least the time to a window
+	 * its last scan set, and exactly the task's where the BPF backend
+	 * read it
+	 */
+	p->at_least = p->smin > 0 ? p->smin : 0;
+	if (p->have_next0 && p->next0 > p->at_least)
+		p->at_least = p->next0;
+	if (p->have_next1 && p->next1 > p->at_least)
+		p->at_least = p->next1;
+	if (p->task_ms > p->at_least)
+		p->at_least = p->task_ms;
+	pace_rule(rp, l1, p);
+	p->have_ctr = counter_delta(rp, "numa_hint_faults", &p->hint) &&
+		      counter_delta(rp, "pgpromote_candidate", &p->cand) &&
+		      counter_delta(rp, "pgpromote_success", &p->prom);
+	counter_delta(rp, "pgmigrate_fail", &p->mfail);
+	if (!p->tiering) {
+		static const char fmt[] = "not in memory-tiering mode (numa_balancing=%s): "
+			"nothing is promoted";
+
+		p->c_period = p->c_pacing = p->c_hot = 0;
+		snprintf(p->why_period, sizeof(p->why_period), fmt, nx_mode_name(p->mode));
+		snprintf(p->why_pacing, sizeof(p->why_pacing), fmt, nx_mode_name(p->mode));
+		snprintf(p->why_hot, sizeof(p->why_hot), fmt, nx_mode_name(p->mode));
+		return;
+	}
+	cause_period(rp, l1, p);
+	cause_pacing(p);
+	cause_hot(rp, p);
+}
+
+/* a number row, null when @known is false */
+static void kv_ll(struct nx_table *t, const char *key, bool known, long long v)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%lld", v);
+	nx_kv_num(t, key, known ? buf : NULL);
+}
+
+/*
+ * "Scan pace": why the process's slow-tier memory may wait long for its
+ * promotion, with the evidence, as three causes, each yes, no or unknown
+ * (-J: booleans and null):
+ *  a. cause_period: the scan period is long.  The mm's next scan window
+ *     (numa_vmas mm line, or the BPF backend) at the start and end of the
+ *     interval, and the task's numa_scan_period where the BPF backend read
+ *     it, against the period a task starts with (the scan delay, or the
+ *     minimum when longer) and task_scan_max() (scan_period_max_ms over
+ *     the process's scan_size_mb windows, no NUMA group): at least four
+ *     starting periods is long.  Whether promotions may be blamed depends
+ *     on the rule in effect, which the row says: without
+ *     kernel.numa_balancing_filter_promo_slowdown (stock, older series)
+ *     or with it 1 (for the system or the process, mm line), a sequence
+ *     whose only faults were promotions doubles the period up to the
+ *     ceiling and in mode 2 nothing shortens it; with it 0 a sequence that
+ *     mostly promotes shortens it, so a long period has another cause.
+ *  b. cause_cpu_pacing: task_tick_numa() starts a window only for a thread
+ *     that has run its own scan period of CPU time since its last, so a
+ *     window due at the end while the busiest thread (the most CPU time
+ *     between the two samples of /proc/PID/task/TID/stat) ran less than a
+ *     period, or due the whole interval, waits for CPU time: a mostly
+ *     idle process scans rarely.  The period is the task's (BPF), else at
+ *     least the minimum and the time to the window its last scan set.
+ *  c. cause_hot_threshold: system-wide /proc/vmstat deltas, numa_hint_faults
+ *     (in mode 2 faults on lower-tier pages), pgpromote_candidate (past the
+ *     hot threshold) and pgpromote_success: most faults not candidates is
+ *     the threshold, most candidates not promoted the rate limit (or failed
+ *     migrations).  The kernel promotes regardless of both while the top
+ *     tier has room (pgdat_free_space_enough()), so they are named only
+ *     when it is short of free memory, or near that.
+ * Outside tiering mode nothing is promoted: all three are no.  The title
+ * names where the scan state came from.
  */
 static void pace_section(struct nx_doc *d, const struct report *rp)
 {
 	const struct nx_vmlist *l0 = &rp->l0, *l1 = rp->have_l1 ? &rp->l1 : &rp->l0;
-	long pmin = nb_tunable("scan_period_min_ms"), pmax = nb_tunable("scan_period_max_ms");
-	long size = nb_tunable("scan_size_mb"), delay = nb_tunable("scan_delay_ms");
-	long mode = nx_numa_balancing_mode();
-	uint64_t fast, slow, stranded, windows = 0;
-	long long next, smin = -1, start = -1, ceiling = -1, overdue = LLONG_MIN;
-	bool tiering;
-	long ran;
-	char buf[32], head[320] = "", note[768] = "-";
+	struct pace p;
 	struct nx_table t;
+	char buf[32], note[160] = "";
+	size_t off = 0;
 
-	if (!l0->have_numab || !(l0->mm.have & MM_HAVE_NEXT))
-		return;
-	if (nx_kv_table_init(&t, "scan_pace"))
-		return;
-	nx_vmlist_totals(l1, &fast, &slow, &stranded);
-	if (size > 0 && pmin >= 0 && pmax >= 0 && delay >= 0) {
-		uint64_t win = (uint64_t)size << 20;
-		long long floor_ms = 1000LL * size / 2560;	/* MAX_SCAN_WINDOW */
-
-		windows = (fast + slow + win - 1) / win;
-		if (!windows)
-			windows = 1;
-		smin = pmin / (long long)windows;
-		if (smin < floor_ms)
-			smin = floor_ms;
-		ceiling = pmax / (long long)windows;
-		if (ceiling < smin)
-			ceiling = smin;
-		/* a task's first period is the scan delay (init_numa_balancing()) */
-		start = delay > smin ? delay : smin;
-	}
-	next = l0->mm.next_scan_ms;
-	if ((l1->mm.have & MM_HAVE_NEXT) && l1->mm.next_scan_ms > next)
-		next = l1->mm.next_scan_ms;
-	if (rp->have_l1 && (l1->mm.have & MM_HAVE_NEXT))
-		overdue = -(long long)l1->mm.next_scan_ms;
-	ran = rp->cpu0 >= 0 && rp->cpu1 >= 0 ? rp->cpu1 - rp->cpu0 : -1;
-	tiering = ceiling > 0 && mode >= 0 && (mode & 2);
-	if (tiering && overdue >= 4 * start && ran > 0)
-		snprintf(head, sizeof(head),
-			 "the next scan window is %lld ms overdue although the process ran (its "
-			 "busiest thread %ld ms of CPU in the interval): a thread starts a window "
-			 "only once it has run its own scan period of CPU time since its last, so "
-			 "the period is long (ceiling %lld ms)", overdue, ran, ceiling);
-	else if (tiering && next >= 4 * start)
-		snprintf(head, sizeof(head),
-			 "the next scan window is %lld ms away, %.1f times the period a task starts "
-			 "with (%lld ms; ceiling %lld ms)",
-			 next, (double)next / (double)start, start, ceiling);
-	if (head[0])
-		snprintf(note, sizeof(note), "%s: in memory-tiering mode each promotion doubles "
-			 "the scan period of the task that faulted, up to the ceiling, and it does "
-			 "not come down while promotions are its only faults; slow-tier pages no "
-			 "scan has marked wait for the next window (scan_period_max_ms bounds it)",
-			 head);
-	nx_kv_num(&t, "scan_seq_start", nx_fmt_u64(buf, l0->mm.scan_seq));
-	nx_kv_num(&t, "scan_seq_end", rp->have_l1 ? nx_fmt_u64(buf, l1->mm.scan_seq) : NULL);
-	snprintf(buf, sizeof(buf), "%lld", (long long)l0->mm.next_scan_ms);
-	nx_kv_num(&t, "next_scan_ms_start", buf);
-	snprintf(buf, sizeof(buf), "%lld", (long long)l1->mm.next_scan_ms);
-	nx_kv_num(&t, "next_scan_ms_end",
-		  rp->have_l1 && (l1->mm.have & MM_HAVE_NEXT) ? buf : NULL);
-	if (ceiling > 0) {
-		nx_kv_num(&t, "scan_windows", nx_fmt_u64(buf, windows));
-		snprintf(buf, sizeof(buf), "%lld", smin);
-		nx_kv_num(&t, "period_min_ms", buf);
-		snprintf(buf, sizeof(buf), "%lld", start);
-		nx_kv_num(&t, "period_start_ms", buf);
-		snprintf(buf, sizeof(buf), "%lld", ceiling);
-		nx_kv_num(&t, "period_ceiling_ms", buf);
+	pace_compute(rp, &p);
+	if (p.mode < 0 || nx_kv_table_init(&t, "scan_pace"))
+		return;	/* no NUMA balancing in this kernel: nothing to pace */
+	nx_kv_add(&t, "source", "%s", nx_backend_name(l0->have_numab ? l0->backend :
+						       NX_BACKEND_NONE));
+	nx_kv_num(&t, "scan_seq_start", l0->have_numab && (l0->mm.have & MM_HAVE_SEQ) ?
+		  nx_fmt_u64(buf, l0->mm.scan_seq) : NULL);
+	nx_kv_num(&t, "scan_seq_end", rp->have_l1 && l1->have_numab &&
+		  (l1->mm.have & MM_HAVE_SEQ) ? nx_fmt_u64(buf, l1->mm.scan_seq) : NULL);
+	kv_ll(&t, "next_scan_ms_start", p.have_next0, p.next0);
+	kv_ll(&t, "next_scan_ms_end", p.have_next1, p.next1);
+	kv_ll(&t, "scan_period_ms", p.task_ms > 0, p.task_ms);
+	kv_ll(&t, "scan_period_thread", p.task_ms > 0, p.task_tid);
+	if (p.ceiling > 0) {
+		nx_kv_num(&t, "scan_windows", nx_fmt_u64(buf, p.windows));
+		kv_ll(&t, "period_min_ms", true, p.smin);
+		kv_ll(&t, "period_start_ms", true, p.start);
+		kv_ll(&t, "period_ceiling_ms", true, p.ceiling);
 	} else {
 		nx_kv_add(&t, "period_ceiling_ms", "unknown: %s",
 			  "the debugfs tunables are unreadable (root can read them)");
 	}
-	snprintf(buf, sizeof(buf), "%ld", rp->cpu0);
-	nx_kv_num(&t, "busiest_thread_cpu_ms_start", rp->cpu0 >= 0 ? buf : NULL);
-	snprintf(buf, sizeof(buf), "%ld", rp->cpu1);
-	nx_kv_num(&t, "busiest_thread_cpu_ms_end", rp->cpu1 >= 0 ? buf : NULL);
-	nx_kv_add(&t, "note", "%s", note);
-	nx_doc_table(d, &t, "Scan pace (numa_vmas mm line)");
+	kv_ll(&t, "period_at_least_ms", p.at_least > 0, p.at_least);
+	kv_ll(&t, "interval_ms", p.interval >= 0, p.interval);
+	kv_ll(&t, "busiest_thread_cpu_ms_start", p.cpu0 >= 0, p.cpu0);
+	kv_ll(&t, "busiest_thread_cpu_ms_end", p.cpu1 >= 0, p.cpu1);
+	kv_ll(&t, "busiest_thread_ran_ms", p.ran >= 0, p.ran);
+	kv_ll(&t, "busiest_thread", p.ran >= 0, p.ran_tid);
+	kv_ll(&t, "promo_slowdown", p.ps >= 0, p.ps);
+	nx_kv_add(&t, "promo_slowdown_source", "%s", p.ps_src);
+	nx_kv_add(&t, "fix", "%s", p.fix);
+	kv_ll(&t, "numa_hint_faults_delta", p.have_ctr, (long long)p.hint);
+	kv_ll(&t, "pgpromote_candidate_delta", p.have_ctr, (long long)p.cand);
+	kv_ll(&t, "pgpromote_success_delta", p.have_ctr, (long long)p.prom);
+	nx_kv_bool(&t, "cause_period", p.c_period);
+	nx_kv_add(&t, "cause_period_why", "%s", p.why_period);
+	nx_kv_bool(&t, "cause_cpu_pacing", p.c_pacing);
+	nx_kv_add(&t, "cause_cpu_pacing_why", "%s", p.why_pacing);
+	nx_kv_bool(&t, "cause_hot_threshold", p.c_hot);
+	nx_kv_add(&t, "cause_hot_threshold_why", "%s", p.why_hot);
+	if (p.held_by)
+		nx_kv_add(&t, "promotion_held_by", "%s", p.held_by);
+	else
+		nx_kv_num(&t, "promotion_held_by", NULL);
+	if (p.c_period == 1)
+		off += (size_t)snprintf(note + off, sizeof(note) - off, "a long scan period");
+	if (p.c_pacing == 1)
+		off += (size_t)snprintf(note + off, sizeof(note) - off, "%sCPU-time pacing",
+					off ? ", " : "");
+	if (p.c_hot == 1)
+		snprintf(note + off, sizeof(note) - off, "%s%s", off ? ", " : "",
+			 !strcmp(p.held_by, "rate_limit") ? "the promotion rate limit" :
+			 !strcmp(p.held_by, "hot_threshold") ? "the hot threshold" :
+			 "the hot threshold and the promotion rate limit");
+	if (note[0])
+		nx_kv_add(&t, "note", "promotion waits here for %s (the cause rows say why)", note);
+	else
+		nx_kv_add(&t, "note", "-");
+	nx_doc_table(d, &t, l0->have_numab && l0->backend == NX_BACKEND_BPF ?
+		     "Scan pace (BPF task_vma iterator)" : l0->have_numab ?
+		     "Scan pace (numa_vmas mm line)" : "Scan pace (no scan state)");
 	nx_table_free(&t);
 }
 
@@ -594,8 +1039,9 @@ static int collect(struct report *rp)
 	r = nx_vmlist_load(&rp->l0, rp->pid, &rp->topo, 4);
 	if (r)
 		return r;
-	/* for the scan pace, shown only with scan state */
-	rp->cpu0 = rp->l0.have_numab ? nx_threads_cpu_ms_max(rp->pid) : -1;
+	/* for the scan pace: CPU pacing needs the scan state's next window */
+	rp->t_cpu0 = nx_now();
+	rp->have_cpu0 = rp->l0.have_numab && !nx_threads_cpu_load(rp->pid, &rp->cpu0);
 	nx_counters_load(&rp->vm0);
 	t0 = nx_now();
 	if (rp->no_trace)
@@ -607,13 +1053,20 @@ static int collect(struct report *rp)
 	nx_sleep(rp->sec - (nx_now() - t0));	/* when tracing could not run */
 	nx_counters_load(&rp->vm1);
 	rp->have_l1 = nx_vmlist_load(&rp->l1, rp->pid, &rp->topo, 4) == NX_OK;
-	rp->cpu1 = rp->have_l1 && rp->l0.have_numab ? nx_threads_cpu_ms_max(rp->pid) : -1;
+	rp->t_cpu1 = nx_now();
+	rp->have_cpu1 = rp->have_l1 && rp->have_cpu0 &&
+			!nx_threads_cpu_load(rp->pid, &rp->cpu1);
+	rp->have_topo1 = !nx_topo_load(&rp->topo1);
 	return NX_OK;
 }
 
 static void release(struct report *rp)
 {
 	nx_topo_free(&rp->topo);
+	if (rp->have_topo1)
+		nx_topo_free(&rp->topo1);
+	nx_threads_cpu_free(&rp->cpu0);
+	nx_threads_cpu_free(&rp->cpu1);
 	nx_counters_free(&rp->vm0);
 	nx_counters_free(&rp->vm1);
 	nx_vmlist_free(&rp->l0);
@@ -626,7 +1079,9 @@ static void report_usage(FILE *out)
 	fputs("Usage: numabctl report [OPTIONS] PID\n\n"
 	      "Write one report a kernel developer can act on: kernel and command line,\n"
 	      "the slow-tier memory of PID by cause (what is stranded, what holds it,\n"
-	      "what to do), topology and tiers, tunables and filters, vmstat deltas\n"
+	      "what to do), the scan pace (whether a long scan period, CPU-time pacing\n"
+	      "or the hot threshold and rate limit slow its promotion, with the\n"
+	      "evidence), topology and tiers, tunables and filters, vmstat deltas\n"
 	      "over the interval, the VMAs of PID at start and end, the skip reasons\n"
 	      "traced during the interval (as root), the NUMA block of /proc/PID/sched,\n"
 	      "the cgroup and cpuset.mems.  Plain text, or JSON with -J.\n\n"

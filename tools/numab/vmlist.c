@@ -773,6 +773,9 @@ static int load_scan_state(struct loader *ld, pid_t pid)
 		l->have_numab = true;
 		nx_shmem_resolve(l);	/* filters that depend on the kernel's vma_policy_mof() */
 		l->nr_threads = (long)info.nr_threads;
+		l->scan_period_ms = (long)info.scan_period_ms;
+		l->scan_period_tid = info.tid;
+		l->next_hz_unknown = !info.hz;
 		snprintf(l->bpf_timing, sizeof(l->bpf_timing), ": load %.6f s%s, walk %.6f s",
 			 info.load_seconds, info.cached ? " from the cache" : "", info.seconds);
 		snprintf(l->backend_note, sizeof(l->backend_note),

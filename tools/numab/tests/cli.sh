@@ -468,7 +468,8 @@ nx "$P" report 4242 -d 0 --trace-input "$TR"
 t "report: every section present" eval 'rc 0 && has "^Report:" && has "^Support:" && has "^Nodes:" && has "^Tunables:" && has "^Filters:" && has "^Counters over the interval" && has "^VMAs at start" && has "^VMAs at end" && has "^VMA skips traced" && has "^NUMA block" && has "^Cgroup"'
 t "report: the filters include shared_folio" has "^shared_folio *2 tier"
 t "report: the promo_backoff skip counter over the interval" has "^numa_vma_skip_promo_backoff *31 *31 *0$"
-t "report: the scan pace: seq, next window and the period's start and ceiling for 1.1G in 256M windows" eval 'has "^Scan pace" && has "^next_scan_ms_start *812$" && has "^scan_windows *5$" && has "^period_start_ms *1000$" && has "^period_ceiling_ms *12000$" && has "^note *-$"'
+t "report: the scan pace: seq, next window and the period's start and ceiling for 1.1G in 256M windows" eval 'has "^Scan pace (numa_vmas mm line):$" && has "^source  *numa_vmas$" && has "^next_scan_ms_start *812$" && has "^scan_windows *5$" && has "^period_start_ms *1000$" && has "^period_ceiling_ms *12000$" && has "^note *-$"'
+t "report: the scan pace names the rule in effect (promo_slowdown 0: the fix is on) and no cause" eval 'has "^promo_slowdown  *0$" && has "^promo_slowdown_source  *system$" && has "^fix  *on$" && has "^cause_period  *no$" && has "^cause_period_why  *the period is not long: the next scan window is 812 ms away, 0.8 times the period a task starts with (1000 ms; ceiling 12000 ms); this kernel.s scan-period rule for promotions is on (promotions shorten the period)$" && has "^cause_cpu_pacing  *no$" && has "^cause_hot_threshold  *no$"'
 t "report: kernel, cmdline, sched and cpuset content" eval 'has "6.12.0-numab" && has "numa_balancing=enable" && has "mm->numa_scan_seq *412" && has "cpuset.mems.effective 0-1" && has "pid_inactive *3"'
 nx "$P" report 4242 -d 0 -J -w "$TMP/report.json"
 t "report -J -w FILE: written, stdout empty, no temp file left" eval 'rc 0 && lines 0 && [ -s "$TMP/report.json" ] && [ -z "$(ls "$TMP" | grep "report.json\\.")" ]'
@@ -479,18 +480,81 @@ if command -v python3 > /dev/null; then
 else
 	skip "report -J is valid JSON" "python3 not installed"
 fi
-# the scan pace: a next window 9 starting periods away in tiering mode is
-# the doubled period of promotions, and the note says so; a copy of the
-# fixture with only the mm line's next_scan_ms changed
-C=$(copy patched)
-sed -i '1s/next_scan_ms=812/next_scan_ms=9000/' "$C/proc/4242/numa_vmas"
+# the scan pace: a next window 9 starting periods away in tiering mode is a
+# long period; who may be blamed depends on the scan-period rule in effect
+# (copies of the fixtures with the mm line's next_scan_ms changed)
+# pace_report FIXTURE NEXT_MS [SED]: report on a copy ($C) whose mm line
+# has next_scan_ms=NEXT_MS (and the sed command SED)
+pace_report() {
+	C=$(copy "$1")
+	sed -i "1s/next_scan_ms=812/next_scan_ms=$2/${3:+; 1$3}" "$C/proc/4242/numa_vmas"
+	nx "$C" report 4242 -d 0 --no-trace
+}
+pace_report patched 9000
+long="the next scan window is 9000 ms away, 9.0 times the period a task starts with (1000 ms; ceiling 12000 ms)"
+t "report, promo_slowdown 0: a window 9000 ms away is a long period, and the fix being on, promotions are not blamed" eval 'rc 0 && has "^next_scan_ms_start *9000$" && has "^cause_period  *yes$" && has "^cause_period_why  *$long: this kernel.s scan-period rule for promotions is on (promotions shorten the period), so promotions did not lengthen it: faults that mostly did not promote (cold memory, the rate limit, failed migrations) or a period set before did; slow-tier pages no scan has marked wait" && hasnt "promotions are the likely cause" && has "^note  *promotion waits here for a long scan period (the cause rows say why)$"'
+nx "$C" report 4242 -d 0 --no-trace -J
+t "report -J: the causes are booleans, the rule and the numbers typed" json '(lambda s: s["cause_period"] is True and s["cause_cpu_pacing"] is False and s["cause_hot_threshold"] is False and s["fix"] == "on" and s["promo_slowdown"] == 0 and s["promo_slowdown_source"] == "system" and s["next_scan_ms_start"] == 9000 and s["period_at_least_ms"] == 9000 and s["numa_hint_faults_delta"] == 0 and s["scan_period_ms"] is None and s["promotion_held_by"] is None and s["source"] == "numa_vmas" and s["cause_period_why"].startswith("the next scan window is 9000 ms away"))({r["key"]: r["value"] for r in d["scan_pace"]})'
+echo 1 > "$C/proc/sys/kernel/numa_balancing_filter_promo_slowdown"
 nx "$C" report 4242 -d 0 --no-trace
-t "report: a next window 9000 ms away (9.0 starting periods) gets a note on promotions doubling the period" eval 'rc 0 && has "^next_scan_ms_start *9000$" && has "^note *the next scan window is 9000 ms away, 9.0 times the period a task starts with (1000 ms; ceiling 12000 ms): in memory-tiering mode each promotion doubles"'
-# a window 9000 ms overdue is a long period only if the process ran
-# meanwhile: the fixture has no thread CPU times, so no note
-sed -i '1s/next_scan_ms=9000/next_scan_ms=-9000/' "$C/proc/4242/numa_vmas"
+t "report, promo_slowdown 1 (system): the long period is blamed on promotions, and how to switch the rule on" eval 'rc 0 && has "^promo_slowdown  *1$" && has "^fix  *off$" && has "^cause_period  *yes$" && has "^cause_period_why  *$long: promo_slowdown=1 (system): promotions lengthen the period as on stock; .numabctl filter promo_slowdown=off. (every process) or .numabctl filter --pid 4242 promo_slowdown=off. (this one) lets a scan sequence that mostly promotes shorten it, so promotions are the likely cause;"'
+pace_report per-process 9000 s/filter_promo_slowdown=0:system/filter_promo_slowdown=1:process/
+t "report, promo_slowdown=1 for the process (mm line): blamed on promotions, inherit suggested" eval 'rc 0 && has "^promo_slowdown  *1$" && has "^promo_slowdown_source  *process$" && has "^fix  *off$" && has "^cause_period_why  *$long: promo_slowdown=1 (process): .* .numabctl filter --pid 4242 promo_slowdown=inherit. (this one) .* so promotions are the likely cause;"'
+pace_report no-promo-slowdown 9000
+t "report on a kernel without the fix: the long period is the doubling of promotion-only sequences" eval 'rc 0 && has "^promo_slowdown  *-$" && has "^fix  *absent$" && has "^cause_period  *yes$" && has "^cause_period_why  *$long: this kernel lacks the fix (no kernel.numa_balancing_filter_promo_slowdown): each promotion-only scan sequence doubles the period, up to the ceiling, and nothing shortens it while promotions are the only faults, so promotions are the likely cause;"'
+nx "$U" report 4242 -d 0 --no-trace
+t "report without scan state: the section says so, the rule absent, the period unknown" eval 'rc 0 && has "^Scan pace (no scan state):$" && has "^source  *none$" && has "^fix  *absent$" && has "^cause_period  *-$" && has "^cause_period_why  *unknown: no scan state (no /proc/4242/numa_vmas, no BPF backend); this kernel lacks the fix" && has "^cause_cpu_pacing  *-$"'
+nx "$N" report 4242 -d 0 --no-trace
+t "report without NUMA balancing: no scan pace" eval 'rc 0 && hasnt "^Scan pace"'
+# a window 9000 ms overdue says nothing of the period, and without the
+# threads' CPU times nothing of the CPU pacing either
+pace_report patched -9000
+t "report: an overdue window with no CPU time known for the process: period and pacing unknown, no note" eval 'rc 0 && has "^next_scan_ms_end *-9000$" && has "^busiest_thread_cpu_ms_end *-$" && has "^cause_period  *-$" && has "^cause_period_why  *unknown: the next scan window is due (9000 ms overdue), which does not show how long the period is" && has "^cause_cpu_pacing  *-$" && has "^note *-$"'
+echo 0 > "$C/proc/sys/kernel/numa_balancing"
 nx "$C" report 4242 -d 0 --no-trace
-t "report: an overdue window with no CPU time known for the process gets no note" eval 'rc 0 && has "^next_scan_ms_end *-9000$" && has "^busiest_thread_cpu_ms_end *-$" && has "^note *-$"'
+t "report with NUMA balancing off: nothing is promoted, no cause" eval 'rc 0 && has "^cause_period  *no$" && has "^cause_cpu_pacing_why  *not in memory-tiering mode (numa_balancing=disabled): nothing is promoted$" && has "^cause_hot_threshold  *no$"'
+# Two samples: each report reads its copy at the start, sleeps 2 s, reads
+# it again; the copies change 0.8 s in (sed -i replaces a file whole).
+# pace: the window due 1500 ms at the end, the busiest thread (4243) ran
+#   150 ms of CPU, less than the minimum period (200 ms): CPU pacing;
+#   hinting faults 1000, candidates 100, promoted 50, DRAM short (512M
+#   free of 7.8G): the hot threshold
+# rate: the window due the whole interval (5000 ms); candidates 900,
+#   promoted 100, DRAM near the bar (1.05G free): the rate limit
+# room: as rate, but DRAM with room (1.9G free): neither
+stat_line() { echo "$1 (tiered bench) S 1 4242 4242 0 -1 4194560 120 0 0 0 $2 $3 0 0 20 0 2 0 100 0 0"; }
+set_sample() {	# DIR NEXT_MS CPU_4243 HINT CAND PROMOTED NODE0_FREE_KB
+	sed -i "1s/next_scan_ms=[-0-9]*/next_scan_ms=$2/" "$1/proc/4242/numa_vmas"
+	stat_line 4242 20 5 > "$1/proc/4242/task/4242/stat.new"
+	stat_line 4243 "$3" 0 > "$1/proc/4242/task/4243/stat.new"
+	mv "$1/proc/4242/task/4242/stat.new" "$1/proc/4242/task/4242/stat"
+	mv "$1/proc/4242/task/4243/stat.new" "$1/proc/4242/task/4243/stat"
+	sed -i "s/^numa_hint_faults [0-9]*/numa_hint_faults $4/; s/^pgpromote_candidate [0-9]*/pgpromote_candidate $5/; s/^pgpromote_success [0-9]*/pgpromote_success $6/" "$1/proc/vmstat"
+	sed -i "s/MemFree: *[0-9]* kB/MemFree:         $7 kB/" "$1/sys/devices/system/node/node0/meminfo"
+}
+for c in pace rate room; do
+	rm -rf "$TMP/$c"; cp -a "$P" "$TMP/$c"
+	case $c in
+	pace) set_sample "$TMP/$c" 300 30 41000 9000 8192 524288 ;;
+	*) set_sample "$TMP/$c" -3000 30 41000 9000 8192 1101004 ;;
+	esac
+	[ $c = room ] && set_sample "$TMP/$c" -3000 30 41000 9000 8192 2031616
+	"$BIN" --sysroot "$TMP/$c" report 4242 -d 2 --no-trace > "$TMP/$c.out" 2> "$TMP/$c.err" &
+	eval "bg_$c=\$!"
+done
+sleep 0.8
+set_sample "$TMP/pace" -1500 45 42000 9100 8242 524288
+set_sample "$TMP/rate" -5000 45 42000 9900 8292 1101004
+set_sample "$TMP/room" -5000 45 42000 9900 8292 2031616
+wait $bg_pace; wait $bg_rate; wait $bg_room
+cp "$TMP/pace.out" "$TMP/out"; cp "$TMP/pace.err" "$TMP/err"
+t "report over 2 s, the window due at the end, the busiest thread ran 150 ms: CPU pacing, with its numbers" eval 'has "^busiest_thread_ran_ms  *150$" && has "^busiest_thread  *4243$" && has "^interval_ms  *2[0-9][0-9][0-9]$" && has "^cause_cpu_pacing  *yes$" && has "^cause_cpu_pacing_why  *the window is due (1500 ms overdue) and the busiest thread (4243) ran 150 ms of CPU in the interval (2[0-9]* ms), less than the scan period (at least 300 ms): a thread starts a window only after running its scan period of CPU time since its last (task_tick_numa())"'
+t "report over 2 s, 100 of 1000 hinting faults candidates, DRAM short: the hot threshold, said system-wide" eval 'has "^numa_hint_faults_delta  *1000$" && has "^pgpromote_candidate_delta  *100$" && has "^pgpromote_success_delta  *50$" && has "^cause_hot_threshold  *yes$" && has "^promotion_held_by  *hot_threshold$" && has "^cause_hot_threshold_why  *1000 hinting faults, 100 promotion candidates, 50 pages promoted in the interval (system-wide counters; .*): most faults did not become candidates: their pages were not touched again within the hot threshold (hot_threshold_ms 1000, .*); the kernel applies it only while the top tier is short of free memory (node 0: 512M free of 7.8G: short of it)$" && has "^note  *promotion waits here for CPU-time pacing, the hot threshold (the cause rows say why)$"'
+cp "$TMP/rate.out" "$TMP/out"; cp "$TMP/rate.err" "$TMP/err"
+t "report over 2 s, the window due all the interval: CPU pacing; 900 candidates, 100 promoted, DRAM near the bar: the rate limit" eval 'has "^cause_cpu_pacing  *yes$" && has "^cause_cpu_pacing_why  *the next window was due the whole interval (5000 ms overdue at its end) and no thread started it: the busiest (thread 4243) ran 150 ms" && has "^cause_hot_threshold  *yes$" && has "^promotion_held_by  *rate_limit$" && has "most candidates were not promoted: the promotion rate limit (kernel.numa_balancing_promote_rate_limit_MBps 65536) held them back, or their migrations failed (pgmigrate_fail +0); the kernel applies it only while the top tier is short of free memory (node 0: 1.0G free of 7.8G: near the bar"'
+cp "$TMP/room.out" "$TMP/out"; cp "$TMP/room.err" "$TMP/err"
+t "report over 2 s with DRAM room: neither the hot threshold nor the rate limit is named" eval 'has "^cause_hot_threshold  *no$" && has "the top tier had room at the end (node 0: 1.9G free of 7.8G): the kernel promotes regardless of the hot threshold and the rate limit then" && has "^promotion_held_by  *-$"'
+
 # the slow-tier memory by cause: the stranded VMAs, what holds them, what to do
 nx "$P" report 4242 -d 0 --no-trace
 t "report: the slow-tier causes come right after the header" eval 'rc 0 && [ "$(grep -n "^Slow-tier memory by cause (end of the interval, scan_seq 412):$" "$TMP/out" | cut -d: -f1)" -lt "$(grep -n "^Support:" "$TMP/out" | cut -d: -f1)" ]'
@@ -589,6 +653,12 @@ t "live: status on the running kernel, at most one line on stderr" eval 'rc 0 &&
 t "live: vmas of a running process parses every line" eval 'rc 0 && has "\[stack\]" && hasnt malformed err'
 "$BIN" report -d 0 --no-trace -J $LIVE > "$TMP/out" 2> "$TMP/err"; echo $? > "$TMP/rc"
 t "live: report of a running process" eval 'rc 0 && has "\"vmas_end\""'
+if "$BIN" status 2> /dev/null | grep -q "^scan_state  *bpf"; then
+	"$BIN" report -d 0 --no-trace $LIVE > "$TMP/out" 2> "$TMP/err"; echo $? > "$TMP/rc"
+	t "live, BPF backend: the scan pace is labelled by its source and has the task's scan period" eval 'rc 0 && has "^Scan pace (BPF task_vma iterator):$" && has "^source  *bpf$" && has "^scan_period_ms  *[1-9][0-9]*$" && has "^scan_period_thread  *$LIVE$"'
+else
+	skip "live, BPF backend: the scan pace labelled by its source" "no BPF backend here (numabctl status: scan_state)"
+fi
 kill $LIVE 2> /dev/null; wait $LIVE 2> /dev/null
 "$BIN" vmas $LIVE > "$TMP/out" 2> "$TMP/err"; echo $? > "$TMP/rc"
 t "live: vmas of a process that has exited: exit 5" eval 'rc 5 && has "is gone" err'

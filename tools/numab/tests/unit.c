@@ -815,6 +815,17 @@ static int call_write_error(void *p)
 				 w->val, w->set);
 }
 
+/* does preset @which of this fixture's kernel write @want to numa_filters? */
+static bool preset_is(int which, const char *want)
+{
+	int val[NX_NFILTERS];
+	bool set[NX_NFILTERS];
+	char buf[512];
+
+	nx_pf_preset(val, set, which);
+	return nx_pf_format(val, set, buf, sizeof(buf)) > 0 && !strcmp(buf, want);
+}
+
 static int call_preset_legacy(void *p)
 {
 	int val[NX_NFILTERS];
@@ -890,22 +901,16 @@ static void test_override(void)
 		tap(nx_pf_format(val, set, buf, 8) == -1 && nx_pf_format(val, set, buf, 14) == 13,
 		    "numa_filters write: a short buffer fails, an exact one fits");
 		use_fixture("per-process");
-		nx_pf_preset(val, set, NX_PF_LEGACY);
-		nx_pf_format(val, set, buf, sizeof(buf));
-		tap(!strcmp(buf, "pid=1 shared_ro=1 scan_delay=1 shared_folio=1 cpuset=0 promo_slowdown=1\n"),
+		tap(preset_is(NX_PF_LEGACY, "pid=1 shared_ro=1 scan_delay=1 shared_folio=1 cpuset=0 promo_slowdown=1\n"),
 		    "numa_filters write: --legacy");
-		nx_pf_preset(val, set, NX_PF_INHERIT);
-		nx_pf_format(val, set, buf, sizeof(buf));
-		tap(!strcmp(buf, "pid=inherit shared_ro=inherit scan_delay=inherit shared_folio=inherit cpuset=inherit promo_slowdown=inherit\n"),
+		tap(preset_is(NX_PF_INHERIT, "pid=inherit shared_ro=inherit scan_delay=inherit shared_folio=inherit cpuset=inherit promo_slowdown=inherit\n"),
 		    "numa_filters write: --inherit");
 		use_fixture("no-promo-slowdown");
 		tap(with_stderr(err, sizeof(err), call_preset_legacy, NULL) == 0 &&
 		    strstr(err, "--legacy: kernel.numa_balancing_filter_promo_slowdown is not on "
 			   "this kernel (an older numab series): left out"),
 		    "numa_filters --legacy on an older series: promo_slowdown left out, said");
-		nx_pf_preset(val, set, NX_PF_LEGACY);
-		nx_pf_format(val, set, buf, sizeof(buf));
-		tap(!strcmp(buf, "pid=1 shared_ro=1 scan_delay=1 shared_folio=1 cpuset=0\n"),
+		tap(preset_is(NX_PF_LEGACY, "pid=1 shared_ro=1 scan_delay=1 shared_folio=1 cpuset=0\n"),
 		    "numa_filters write: --legacy on an older series: the five it has");
 		use_fixture("unpatched-6.12");
 		nx_pf_preset(val, set, NX_PF_DEFAULT);

@@ -44,6 +44,9 @@ vg "report -J" "$BIN" --sysroot "$FIX/patched" report 4242 -d 0 -J --trace-input
 vg "report on unpatched kernel" "$BIN" --sysroot "$FIX/unpatched-6.12" report 4242 -d 0
 vg "report with its slow-tier causes as text" "$BIN" --sysroot "$FIX/patched" report 4242 -d 0 --no-trace
 vg "report -J with nothing on the slow tier" "$BIN" --sysroot "$FIX/single-node" report 4242 -d 0 -J --no-trace
+# the scan pace: the threads' CPU times sampled twice, a series without promo_slowdown
+vg "report with the threads' CPU times (scan pace)" "$BIN" --sysroot "$FIX/idle" report 4242 -d 0.1 --no-trace
+vg "report -J on a series without promo_slowdown" "$BIN" --sysroot "$FIX/no-promo-slowdown" report 4242 -d 0 -J --no-trace
 # per-process filters, on a writable copy of the fixture
 PP=$(mktemp -d); cp -a "$FIX/per-process/." "$PP"
 trap 'rm -f "$LOG"; rm -rf "$PP"' EXIT
@@ -52,6 +55,10 @@ vg "filter --pid -J" "$BIN" --sysroot "$PP" filter --pid 4242 -J
 vg "filter --pid set" "$BIN" --sysroot "$PP" filter --pid 4242 pid=inherit cpuset=on
 vg "filter --pid of a kernel thread" "$BIN" --sysroot "$PP" filter --pid 2
 vg "run per process" "$BIN" --sysroot "$PP" run --legacy -f pid=inherit -- true
+NP=$(mktemp -d); cp -a "$FIX/no-promo-slowdown/." "$NP"
+trap 'rm -f "$LOG"; rm -rf "$PP" "$NP"' EXIT
+vg "filter --legacy without promo_slowdown" "$BIN" --sysroot "$NP" filter --legacy
+vg "filter --pid --default without promo_slowdown" "$BIN" --sysroot "$NP" filter --pid 4242 --default
 vg "run without numa_filters" "$BIN" --sysroot "$FIX/patched" run -f pid=1 -- true
 vg "report -J with overrides" "$BIN" --sysroot "$PP" report 4242 -d 0 -J --no-trace
 vg "vmas of several PIDs with their filters" "$BIN" --sysroot "$PP" vmas 4242 4243
