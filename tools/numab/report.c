@@ -403,7 +403,8 @@ static void no_next_text(const struct nx_vmlist *l, char *buf, size_t sz)
 		snprintf(buf, sz, "the BPF backend reads the mm's next scan time in jiffies, "
 			 "and this kernel's HZ is unknown");
 	else
-		snprintf(buf, sz, "the mm has no next scan time yet (it has not begun a scan)");
+		snprintf(buf, sz, "the mm has no next scan window yet (none scheduled since it "
+			 "began)");
 }
 
 /* a. a long scan period, and whether promotions may have lengthened it */
@@ -476,7 +477,7 @@ static void cause_period(const struct report *rp, const struct nx_vmlist *l, str
  * b. CPU-time pacing: task_tick_numa() starts a window only for a thread
  * that has run its own scan period of CPU time since its last one
  */
-static void cause_pacing(struct pace *p)
+static void cause_pacing(const struct nx_vmlist *l, struct pace *p)
 {
 	bool exact = p->task_ms && p->ran_tid == p->task_tid;
 	long long per = exact ? p->task_ms : p->at_least;
@@ -485,7 +486,11 @@ static void cause_pacing(struct pace *p)
 
 	p->c_pacing = -1;
 	if (!p->have_next1) {
-		snprintf(w, sz, "unknown: when the next window is due at the end is unknown");
+		char why[320];
+
+		no_next_text(l, why, sizeof(why));
+		snprintf(w, sz, "unknown: when the next window is due at the end is unknown: %s",
+			 why);
 		return;
 	}
 	if (p->next1 > 0) {
@@ -669,8 +674,10 @@ static void pace_compute(const struct report *rp, struct pace *p)
 	p->tiering = p->mode > 0 && (p->mode & 2);
 	nx_vmlist_totals(l1, &fast, &slow, &stranded);
 	pace_periods(p, fast + slow);
-	p->have_next0 = l0->have_numab && (l0->mm.have & MM_HAVE_NEXT);
-	p->have_next1 = rp->have_l1 && l1->have_numab && (l1->mm.have & MM_HAVE_NEXT);
+	/* next_scan_ms 0: no window scheduled yet (numa_next_scan unset) */
+	p->have_next0 = l0->have_numab && (l0->mm.have & MM_HAVE_NEXT) && l0->mm.next_scan_ms;
+	p->have_next1 = rp->have_l1 && l1->have_numab && (l1->mm.have & MM_HAVE_NEXT) &&
+			l1->mm.next_scan_ms;
 	p->next0 = l0->mm.next_scan_ms;
 	p->next1 = l1->mm.next_scan_ms;
 	p->task_ms = l1->scan_period_ms ? l1->scan_period_ms : l0->scan_period_ms;
@@ -711,7 +718,7 @@ static void pace_compute(const struct report *rp, struct pace *p)
 		return;
 	}
 	cause_period(rp, l1, p);
-	cause_pacing(p);
+	cause_pacing(rp->have_l1 ? &rp->l1 : &rp->l0, p);
 	cause_hot(rp, p);
 }
 

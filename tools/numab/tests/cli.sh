@@ -510,6 +510,8 @@ t "report without NUMA balancing: no scan pace" eval 'rc 0 && hasnt "^Scan pace"
 # threads' CPU times nothing of the CPU pacing either
 pace_report patched -9000
 t "report: an overdue window with no CPU time known for the process: period and pacing unknown, no note" eval 'rc 0 && has "^next_scan_ms_end *-9000$" && has "^busiest_thread_cpu_ms_end *-$" && has "^cause_period  *-$" && has "^cause_period_why  *unknown: the next scan window is due (9000 ms overdue), which does not show how long the period is" && has "^cause_cpu_pacing  *-$" && has "^note *-$"'
+pace_report patched 0
+t "report: next_scan_ms 0 is no window scheduled yet, not one due now" eval 'rc 0 && has "^next_scan_ms_end  *-$" && has "^cause_period  *-$" && has "^cause_cpu_pacing_why  *unknown: when the next window is due at the end is unknown: the mm has no next scan window yet (none scheduled since it began)$"'
 echo 0 > "$C/proc/sys/kernel/numa_balancing"
 nx "$C" report 4242 -d 0 --no-trace
 t "report with NUMA balancing off: nothing is promoted, no cause" eval 'rc 0 && has "^cause_period  *no$" && has "^cause_cpu_pacing_why  *not in memory-tiering mode (numa_balancing=disabled): nothing is promoted$" && has "^cause_hot_threshold  *no$"'
