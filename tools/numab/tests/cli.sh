@@ -169,22 +169,22 @@ nx "$R" filter --legacy
 t "filter --legacy: pid=1 shared_ro=1 scan_delay=1 cpuset=0 shared_folio=1 promo_slowdown=1" eval 'rc 0 && sysctl_is "$R" pid 1 && sysctl_is "$R" shared_ro 1 && sysctl_is "$R" scan_delay 1 && sysctl_is "$R" cpuset 0 && sysctl_is "$R" shared_folio 1 && sysctl_is "$R" promo_slowdown 1 && lines 0 err'
 nx "$R" filter promo_slowdown -r -n -o NAME,VALUE,SETTING,DEFAULT,MEANING
 t "filter promo_slowdown after --legacy: on, default off, promotions lengthen the period" eval 'rc 0 && lines 1 && has "^promo_slowdown 1 on off promotions\\\\x20lengthen\\\\x20the\\\\x20scan\\\\x20period\\\\x20like\\\\x20other\\\\x20remote\\\\x20faults\\\\x20(6.12)$"'
-nx "$R" filter promo_slowdown=off -r -n -o NAME,VALUE,SETTING
-t "filter promo_slowdown=off: set by name, shown" eval 'rc 0 && sysctl_is "$R" promo_slowdown 0 && has "^promo_slowdown 0 off$"'
-nx "$R" filter promo_slowdown=on
-t "filter promo_slowdown=on" eval 'rc 0 && sysctl_is "$R" promo_slowdown 1'
-nx "$R" filter promo_slowdown=tier
-t "filter promo_slowdown=tier: exit 1, names the values" eval 'rc 1 && sysctl_is "$R" promo_slowdown 1 && has "off|on" err'
-nx "$R" filter --default
-t "filter --default: promo_slowdown=0" eval 'rc 0 && sysctl_is "$R" promo_slowdown 0 && sysctl_is "$R" pid 2 && lines 0 err'
-nx "$R" filter shared_folio=tier -r -n -o NAME,VALUE,SETTING
-t "filter shared_folio=tier: set by name, shown" eval 'rc 0 && sysctl_is "$R" shared_folio 2 && has "^shared_folio 2 tier$" && lines 1'
-nx "$R" filter shared_folio=off
-t "filter shared_folio=off" eval 'rc 0 && sysctl_is "$R" shared_folio 0'
-nx "$R" filter shared_folio=on
-t "filter shared_folio=on: exit 1, names the values" eval 'rc 1 && sysctl_is "$R" shared_folio 0 && has "off|skip|tier" err'
-nx "$R" filter --default
-t "filter --default: shared_folio=2" eval 'rc 0 && sysctl_is "$R" shared_folio 2'
+# by_name NAME A VA B VB BAD VALUES DEFAULT: filter NAME=A sets VA and shows
+# it, NAME=B sets VB, NAME=BAD is refused (exit 1, naming VALUES) and
+# --default puts DEFAULT back
+by_name() {
+	f=$1 a=$2 va=$3 b=$4 vb=$5 bad=$6 vals=$7 dv=$8
+	nx "$R" filter "$f=$a" -r -n -o NAME,VALUE,SETTING
+	t "filter $f=$a: set by name, shown" eval 'rc 0 && sysctl_is "$R" $f $va && has "^$f $va $a$" && lines 1'
+	nx "$R" filter "$f=$b"
+	t "filter $f=$b" eval 'rc 0 && sysctl_is "$R" $f $vb'
+	nx "$R" filter "$f=$bad"
+	t "filter $f=$bad: exit 1, names the values" eval 'rc 1 && sysctl_is "$R" $f $vb && has "$vals" err'
+	nx "$R" filter --default
+	t "filter --default: $f=$dv" eval 'rc 0 && sysctl_is "$R" $f $dv && sysctl_is "$R" pid 2 && lines 0 err'
+}
+by_name promo_slowdown off 0 on 1 tier "off|on" 0
+by_name shared_folio tier 2 off 0 on "off|skip|tier" 2
 nx "$R" filter nosuch=1
 t "filter unknown name: the error lists every filter" eval 'rc 1 && has "NAME is one of pid, shared_ro, scan_delay, cpuset, shared_folio, promo_slowdown$" err'
 nx "$R" filter --legacy
