@@ -548,12 +548,12 @@ if [ -z "$notrace" ] && { [ -e /sys/kernel/tracing/events/sched/sched_skip_vma_n
 fi
 if [ -n "$again" ]; then
 	# the second wave at t=again, on the clock of the first (t0)
-	sleep "$(awk -v a="$t0" -v b="$(now)" -v r="$again" 'BEGIN { d = a + r - b; printf "%.1f", d > 0 ? d : 0 }')"
+	sleep "$(awk -v a="$t0" -v b="$(now)" -v r="$again" 'BEGIN { d = a + r - b; printf "%.1f", (d > 0 ? d : 0) }')"
 	mv1=$(now)
 	move_all
 	echo "SRV_INFO label=$label again_t=$(since)"
 	event "moved again in $(awk -v a="$mv1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }') s"
-	sleep "$(awk -v a="$t0" -v b="$(now)" -v r="$seconds" 'BEGIN { d = a + r - b; printf "%.1f", d > 0 ? d : 0 }')"
+	sleep "$(awk -v a="$t0" -v b="$(now)" -v r="$seconds" 'BEGIN { d = a + r - b; printf "%.1f", (d > 0 ? d : 0) }')"
 else
 	sleep "$seconds"
 fi
