@@ -23,6 +23,7 @@ static const struct filter filters[] = {
 	{ "scan_delay", 1, 1 },
 	{ "cpuset", 1, 1 },
 	{ "shared_folio", 2, 2 },
+	{ "promo_slowdown", 0, 1 },
 };
 
 #define NFILTERS (sizeof(filters) / sizeof(filters[0]))

@@ -439,7 +439,7 @@ for kv in $tunables; do set_knob -D "$NB/${kv%%=*}" "${kv#*=}"; done
 echo "SRV_INFO label=$label server=$server mode=$mode filters=$filters side=$side seconds=$seconds size_mib=$size kernel=$(uname -r)"
 if [ -r /proc/sys/kernel/numa_balancing_filter_pid ]; then
 	f=
-	for n in pid shared_ro scan_delay shared_folio cpuset; do
+	for n in pid shared_ro scan_delay shared_folio cpuset promo_slowdown; do
 		f="$f $n=$(cat /proc/sys/kernel/numa_balancing_filter_$n 2>/dev/null)"
 	done
 	echo "SRV_INFO label=$label system_filters:$f"

@@ -543,7 +543,7 @@ static const struct scenario scenarios[] = {
 /* the legacy filter values; a kernel has some, all or none of them */
 static const struct { const char *name; long val; } legacy[] = {
 	{ "pid", 1 }, { "shared_ro", 1 }, { "cpuset", 0 }, { "scan_delay", 1 },
-	{ "shared_folio", 1 },
+	{ "shared_folio", 1 }, { "promo_slowdown", 1 },
 };
 
 static void set_legacy(void)

@@ -87,6 +87,7 @@ static const struct knob knobs[] = {
 	{ NUMAB_FILTER "scan_delay", 1 },
 	{ NUMAB_FILTER "cpuset", 1 },
 	{ NUMAB_FILTER "shared_folio", 2 },
+	{ NUMAB_FILTER "promo_slowdown", 1 },
 	{ NUMAB_MODE, 3 },
 };
 #define NKNOBS	ARRAY_SIZE(knobs)
@@ -223,6 +224,7 @@ static const char *parse_mm(char *line)
 {
 	static const char *const filters[] = {
 		"pid", "shared_ro", "scan_delay", "shared_folio", "cpuset",
+		"promo_slowdown",
 	};
 	char *save, *v, *tok = strtok_r(line, " ", &save);
 	size_t i;
@@ -235,14 +237,14 @@ static const char *parse_mm(char *line)
 		return "mm: bad scan_offset";
 	if (kv(&save, "next_scan_ms", &v) || !is_dec(v, 1))
 		return "mm: bad next_scan_ms";
-	/* the filters in effect and their source (patch 11), all or none */
+	/* the filters in effect and their source (the per-process overrides), all or none */
 	for (i = 0; i < sizeof(filters) / sizeof(filters[0]); i++) {
 		char key[32];
 		size_t n;
 
 		tok = strtok_r(NULL, " ", &save);
 		if (!tok && !i)
-			return NULL;	/* a kernel without patch 11 */
+			return NULL;	/* a kernel without the per-process overrides */
 		n = snprintf(key, sizeof(key), "filter_%s=", filters[i]);
 		if (!tok || strncmp(tok, key, n))
 			return "mm: missing or unexpected filter_ token";
