@@ -10,9 +10,12 @@
 #  - the buffer pool (shared): at least 90% within REAL_PG_BOUND (60 s);
 #  - all it uses (buffer pool, program text and heaps, "hot"): at least
 #    90% within the same bound.
-# Stock 6.12 and the series with the legacy filters run the same; what
-# they did is printed, not judged, and so is what each run used on the
-# slow tier over its last 20 s, by mapping (servers.sh -H).
+# The series with the legacy filters runs the same first, in the same
+# boot; what it did is printed, not judged, and so is what each run used
+# on the slow tier over its last 20 s, by mapping (servers.sh -H). Stock
+# 6.12 is left to make servers (Documentation/bench.rst, "Scan pace in
+# tiering mode"), where it runs beside both: its boot cost this unit
+# about 130 s of a CI run and judged nothing.
 #
 # The bound, measured (2 vCPUs under TCG, 6.12.118, 2026-12-03; a share
 # taken over the seconds that add up to 1 MiB and to half of one busy
@@ -48,7 +51,7 @@ seconds=${REAL_PG_SECONDS:-$bound}
 out=$NUMAB_OUT/real-postgres
 rm -rf "$out"
 exec "$NUMAB_ROOT/scripts/servers" --servers postgres --modes move \
-	--configs stock,legacy,numab --args "-c 4 -H" --seconds "$seconds" --size 256 \
+	--configs legacy,numab --args "-c 4 -H" --seconds "$seconds" --size 256 \
 	--out "$out" --show \
 	--check "numab.postgres.move/main:shared>=0.9@$bound" \
 	--check "numab.postgres.move/main:hot>=0.9@$bound"

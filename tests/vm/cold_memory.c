@@ -44,7 +44,7 @@
 #define H_MB		8
 #define FREE_MB		600
 #define SWEEP_S		8.0
-#define RUN_CPU_S	10.0
+#define RUN_CPU_S	8.0
 #define PERIOD_MIN_MS	1000
 #define PERIOD_MAX_MS	16000
 #define RATIO		1.25
