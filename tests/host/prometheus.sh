@@ -50,7 +50,7 @@ fi
 promtool check rules "$rules/numab-alerts.yml" >"$tmp/rules" 2>&1
 t "promtool check rules accepts the example alerting rules" $? "$tmp/rules"
 (cd "$rules" && promtool test rules numab-alerts.test.yml) >"$tmp/rtest" 2>&1
-t "promtool test rules: stranded memory alerts after 10 minutes, not before" $? "$tmp/rtest"
+t "promtool test rules: stranded memory alerts after 10 minutes, not before; stale exports by their timestamp" $? "$tmp/rtest"
 
 # the known process: 16 MiB touched, then asleep under a hard name
 cat >"$tmp/known.c" <<'EOF'
@@ -154,6 +154,9 @@ got=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["data"]["
 t "its backend label is the host's scan state ($scan)" $([ -n "$scan" ] && [ "$got" = "$scan" ]; echo $?) "got '$got'"
 got=$(value "numab_balancing_mode")
 t "numab_balancing_mode is kernel.numa_balancing ($mode)" $([ -n "$mode" ] && [ "$got" = "$mode" ]; echo $?) "got '$got'"
+got=$(value 'time() - numab_export_last_success_timestamp_seconds')
+t "numab_export_last_success_timestamp_seconds is the export's time (age ${got:-none} s)" \
+	$(python3 -c 'import sys; sys.exit(0 if -5 < float(sys.argv[1]) < 600 else 1)' "${got:-x}" 2>/dev/null; echo $?) "got '$got'"
 got=$(value 'node_textfile_scrape_error')
 t "node_exporter read the file without error (node_textfile_scrape_error 0)" $([ "$got" = 0 ]; echo $?) "got '$got'"
 got=$(value 'count(node_textfile_mtime_seconds{file=~"(.*/)?numabctl\\.prom"})')

@@ -431,6 +431,10 @@ static void export_metrics(FILE *out, const struct export *e)
 	       "denied (not root), failed.");
 	for (size_t i = 0; i < 4; i++)
 		fprintf(out, "numab_export_processes{result=\"%s\"} %lu\n", results[i], counts[i]);
+	family(out, "numab_export_last_success_timestamp_seconds", "gauge",
+	       "Unix time of the export that wrote this file: an old value means "
+	       "the exports fail, the collector serving the last file written.");
+	fprintf(out, "numab_export_last_success_timestamp_seconds %.3f\n", nx_now_real());
 	family(out, "numab_export_duration_seconds", "gauge",
 	       "How long reading the host took.");
 	fprintf(out, "numab_export_duration_seconds %.6f\n", nx_now() - e->t0);
@@ -471,9 +475,12 @@ static int write_prom(const char *file, const char *data, size_t len, bool exist
 		r = nx_write_atomic(path, data, len);
 	if (!r)
 		return NX_OK;
-	nx_warn("%s: cannot write: %s%s%s", file, strerror(-r),
-		r == -EACCES || r == -EPERM ? ": " : "",
-		r == -EACCES || r == -EPERM ? nx_root_hint("CAP_DAC_OVERRIDE") : "");
+	if (*nx_write_cause())
+		nx_warn("%s: cannot write: %s: %s", file, strerror(-r), nx_write_cause());
+	else
+		nx_warn("%s: cannot write: %s%s%s", file, strerror(-r),
+			r == -EACCES || r == -EPERM ? ": " : "",
+			r == -EACCES || r == -EPERM ? nx_root_hint("CAP_DAC_OVERRIDE") : "");
 	if (existed)
 		nx_warn("%s: left as it was", file);
 	return r == -EACCES || r == -EPERM ? NX_EPERM : NX_ERUNTIME;

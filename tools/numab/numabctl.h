@@ -122,10 +122,17 @@ void nx_human_size(uint64_t bytes, char *buf, size_t sz);
  */
 int nx_write_file(const char *path, const char *data, size_t len);
 int nx_write_atomic(const char *path, const char *data, size_t len);
+/*
+ * why the last nx_write_atomic() failed when errno alone misleads (the old
+ * file's owner cannot be kept without CAP_CHOWN, a sticky directory), or ""
+ */
+const char *nx_write_cause(void);
 typedef int (*nx_line_fn)(void *priv, const char *line, size_t len, unsigned long lineno);
 /* stream @path line by line through @fn; returns 0 or -errno */
 int nx_for_each_line(const char *path, nx_line_fn fn, void *priv);
 double nx_now(void);
+/* the wall clock, Unix time in seconds (CLOCK_REALTIME) */
+double nx_now_real(void);
 void nx_sleep(double sec);
 
 /* output.c: libsmartcols glue */

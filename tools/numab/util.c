@@ -19,6 +19,8 @@ const char *nx_cmd;
 char **nx_argv;		/* the argv getopt is working on: main's or the command's */
 
 bool nx_warn_quiet;
+/* nx_write_cause(): set by nx_write_atomic(), said by nx_user_file_error() */
+static char write_cause[512];
 
 void nx_warn(const char *fmt, ...)
 {
@@ -168,7 +170,8 @@ int nx_user_file_error(const char *path, int err)
 {
 	if (err < 0)
 		err = -err;
-	nx_warn("%s: %s", path, strerror(err));
+	nx_warn("%s: %s%s%s", path, strerror(err), write_cause[0] ? ": " : "", write_cause);
+	write_cause[0] = '\0';
 	return err == EACCES || err == EPERM ? NX_EPERM : NX_ERUNTIME;
 }
 
@@ -335,6 +338,32 @@ static int write_all(int fd, const char *data, size_t len)
  * old file's mode (and owner, for root); a new file gets 0666 less the
  * umask, as the shell's '>' gives it.
  */
+const char *nx_write_cause(void)
+{
+	return write_cause;
+}
+
+/* give the temporary file @fd the owner of the file it replaces (root only) */
+static int keep_owner(int fd, const struct stat *old)
+{
+	struct stat st;
+
+	if (geteuid() != 0)
+		return 0;
+	if (fstat(fd, &st))
+		return -errno;
+	if (st.st_uid == old->st_uid && st.st_gid == old->st_gid)
+		return 0;
+	if (!fchown(fd, old->st_uid, old->st_gid))
+		return 0;
+	if (errno == EPERM)
+		snprintf(write_cause, sizeof(write_cause), "the file it replaces belongs to "
+			 "uid %u gid %u and the new one cannot be given that owner: %s",
+			 (unsigned int)old->st_uid, (unsigned int)old->st_gid,
+			 nx_root_hint("CAP_CHOWN"));
+	return -errno;
+}
+
 int nx_write_atomic(const char *path, const char *data, size_t len)
 {
 	char tmp[4096];
@@ -343,6 +372,7 @@ int nx_write_atomic(const char *path, const char *data, size_t len)
 	mode_t mask;
 	int fd, e;
 
+	write_cause[0] = '\0';
 	if (snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path) >= (int)sizeof(tmp))
 		return -ENAMETOOLONG;
 	fd = mkstemp(tmp);
@@ -351,13 +381,26 @@ int nx_write_atomic(const char *path, const char *data, size_t len)
 	mask = umask(0);
 	umask(mask);
 	e = write_all(fd, data, len);
-	if (!e && (fchmod(fd, old ? st.st_mode & 07777 : 0666 & ~mask) ||
-		   (old && geteuid() == 0 && fchown(fd, st.st_uid, st.st_gid)) || fsync(fd)))
+	if (!e && fchmod(fd, old ? st.st_mode & 07777 : 0666 & ~mask))
+		e = -errno;
+	if (!e && old)
+		e = keep_owner(fd, &st);
+	if (!e && fsync(fd))
 		e = -errno;
 	if (close(fd) && !e)
 		e = -errno;
-	if (!e && rename(tmp, path))
+	if (!e && rename(tmp, path)) {
+		struct stat dir;
+		char *d = strdup(path);
+
 		e = -errno;
+		/* a sticky directory (/tmp): another user's file stays theirs */
+		if (e == -EPERM && d && !stat(dirname(d), &dir) && (dir.st_mode & S_ISVTX))
+			snprintf(write_cause, sizeof(write_cause), "the directory is sticky and "
+				 "the file belongs to uid %u: replacing it needs its owner, or %s",
+				 (unsigned int)st.st_uid, nx_root_hint("CAP_FOWNER"));
+		free(d);
+	}
 	if (e)
 		unlink(tmp);
 	return e;
@@ -392,8 +435,10 @@ int nx_write_file(const char *path, const char *data, size_t len)
 		return write_through(path, data, len);
 	r = nx_write_atomic(path, data, len);
 	/* a file we may write in a directory we may not: as the shell does */
-	if (r == -EACCES || r == -EPERM || r == -EROFS)
+	if (r == -EACCES || r == -EPERM || r == -EROFS) {
+		write_cause[0] = '\0';
 		r = write_through(path, data, len);
+	}
 	return r;
 }
 
@@ -474,6 +519,14 @@ double nx_now(void)
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+double nx_now_real(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 

@@ -6,7 +6,7 @@
 P=$FIX/patched U=$FIX/unpatched-6.12
 E=$TMP/export; rm -rf "$E"; mkdir -p "$E"
 # the output without the one line that changes between runs
-stable() { grep -v '^numab_export_duration_seconds ' "$TMP/out" > "$TMP/out.stable"; mv "$TMP/out.stable" "$TMP/out"; }
+stable() { grep -v '^numab_export_duration_seconds \|^numab_export_last_success_timestamp_seconds ' "$TMP/out" > "$TMP/out.stable"; mv "$TMP/out.stable" "$TMP/out"; }
 # the directory holds exactly the old file, as it was
 untouched() { [ "$(ls -A "$1")" = numabctl.prom ] && cmp -s "$1/numabctl.prom" "$TMP/old.prom" || { echo "# $1: $(ls -A "$1" | tr '\n' ' ')"; return 1; }; }
 promtool_ok() { promtool check metrics < "$1" > "$TMP/promtool" 2>&1 || { diag "$TMP/promtool"; return 1; }; }
@@ -15,10 +15,18 @@ printf 'numab_export_duration_seconds 1\n' > "$TMP/old.prom"
 nx "$P" export
 t "export: a patched kernel, scan state from numa_vmas (golden)" eval 'rc 0 && has "^numab_export_duration_seconds [0-9.]*$" && stable && golden export-patched.prom'
 cp "$TMP/out" "$E/patched.prom"
+nx "$P" export
+t "export: numab_export_last_success_timestamp_seconds, a gauge, is the time of the export (Unix seconds)" eval 'rc 0 && has "^# TYPE numab_export_last_success_timestamp_seconds gauge$" && [ "$(awk -v now="$(date +%s)" "/^numab_export_last_success_timestamp_seconds / { d = now - \$2; print (d > -5 && d < 60) }" "$TMP/out")" = 1 ]'
 if command -v promtool > /dev/null; then
 	t "export: promtool check metrics accepts it" promtool_ok "$E/patched.prom"
 else
 	skip "export: promtool check metrics" "promtool is not installed (scripts/deps installs prometheus)"
+fi
+if command -v promtool > /dev/null; then
+	(cd prometheus && promtool test rules numab-alerts.test.yml) > "$TMP/promtool" 2>&1; prc=$?
+	t "promtool test rules: the example alerts, NumabExportStale from numab_export_last_success_timestamp_seconds" eval '[ $prc = 0 ] || { diag "$TMP/promtool"; false; }'
+else
+	skip "promtool test rules" "promtool is not installed (scripts/deps installs prometheus)"
 fi
 t "export: the hash table's 128M held by the PID filter is stranded, libc's 80K by shared_ro" eval 'has "^numab_process_slow_memory_bytes{pid=\"4242\",comm=\"tiered-bench\",backend=\"numa_vmas\",verdict=\"stranded\",filter=\"pid\"} 134217728$" && has "verdict=\"stranded\",filter=\"shared_ro\"} 81920$" && has "^numab_process_stranded_memory_bytes{pid=\"4242\",comm=\"tiered-bench\",backend=\"numa_vmas\"} 134299648$"'
 t "export: the slow memory by verdict and filter adds up to the slow tier" eval '[ "$(awk "/^numab_process_slow_memory_bytes/ { s += \$NF } END { print s }" "$TMP/out")" = "$(awk "/^numab_process_memory_bytes.*tier=.slow/ { print \$NF }" "$TMP/out")" ]'
@@ -72,6 +80,19 @@ if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null; then
 	setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
 		"$BIN" --sysroot "$P" export -w "$D/numabctl.prom" > "$TMP/out" 2> "$TMP/err"; echo $? > "$TMP/rc"
 	t "export -w a file it may write in a directory it may not: exit 3, never written in place" eval 'rc 3 && has "cannot write: Permission denied" err && has "left as it was" err && untouched "$D"'
+	# the export service runs as root with the unit's capability bounding
+	# set only: a numabctl.prom of another owner (node_exporter's, a
+	# package's) is replaced, its owner kept, else the true cause is said
+	ucaps=$(sed -n 's/^CapabilityBoundingSet=//p' systemd/numabctl-export.service.in | tr 'A-Z ' 'a-z,' | sed 's/cap_/+/g')
+	chmod 755 "$D"; cp "$TMP/old.prom" "$D/numabctl.prom"; chown 65534:65534 "$D/numabctl.prom"; chmod 644 "$D/numabctl.prom"
+	setpriv --inh-caps=-all --bounding-set=-all,"$ucaps" \
+		"$BIN" --sysroot "$P" export --textfile-directory "$D" > "$TMP/out" 2> "$TMP/err"; echo $? > "$TMP/rc"
+	t "export under the service unit's capabilities: a numabctl.prom of another owner is replaced, owner and mode kept" eval 'rc 0 && [ "$(stat -c %u:%g:%a "$D/numabctl.prom")" = 65534:65534:644 ] && grep -q "^numab_exporter_info" "$D/numabctl.prom" && [ "$(ls -A "$D")" = numabctl.prom ]'
+	cp "$TMP/old.prom" "$D/numabctl.prom"; chown 65534:65534 "$D/numabctl.prom"
+	setpriv --inh-caps=-all --bounding-set=-all,"$(echo "$ucaps" | sed 's/,*+chown//')" \
+		"$BIN" --sysroot "$P" export --textfile-directory "$D" > "$TMP/out" 2> "$TMP/err"; echo $? > "$TMP/rc"
+	t "export without CAP_CHOWN over a file of another owner: exit 3, names CAP_CHOWN and the owner, not CAP_DAC_OVERRIDE, the old file stays" eval 'rc 3 && has "CAP_CHOWN" err && has "65534" err && hasnt "CAP_DAC_OVERRIDE" err && untouched "$D"'
+	chown 0:0 "$D/numabctl.prom"
 elif [ "$(id -u)" != 0 ]; then
 	chmod 555 "$D"
 	nx "$P" export --textfile-directory "$D"
@@ -98,8 +119,8 @@ timeout 30 cat "$L/fifo" > "$L/read" & R=$!
 nx "$P" export -w "$L/fifo"
 wait $R
 # the same export as the file's but for its own duration
-grep -v "^numab_export_duration_seconds " "$L/read" > "$L/read.cmp"
-grep -v "^numab_export_duration_seconds " "$L/target" > "$L/target.cmp"
+grep -v "^numab_export_duration_seconds \|^numab_export_last_success_timestamp_seconds " "$L/read" > "$L/read.cmp"
+grep -v "^numab_export_duration_seconds \|^numab_export_last_success_timestamp_seconds " "$L/target" > "$L/target.cmp"
 t "export -w a FIFO: the reader gets the whole export, the FIFO stays" eval 'rc 0 && [ -p "$L/fifo" ] && [ -s "$L/read.cmp" ] && cmp -s "$L/read.cmp" "$L/target.cmp"'
 rm -rf "$L"
 
