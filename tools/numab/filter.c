@@ -260,7 +260,7 @@ int cmd_filter(int argc, char **argv)
 	};
 	pid_t pid = 0;
 	int preset = -1;
-	const char *save = NULL, *restore = NULL;
+	const char *save = NULL, *restore = NULL, *pid_arg = NULL;
 	int val[NX_NFILTERS] = { 0 }, c, r, lock = -1;
 	bool set[NX_NFILTERS] = { false }, named[NX_NFILTERS] = { false };
 	bool any = false, force = false, some = false;
@@ -279,16 +279,16 @@ int cmd_filter(int argc, char **argv)
 			preset = c == 'L' ? NX_PF_LEGACY : c == 'D' ? NX_PF_DEFAULT : NX_PF_INHERIT;
 			break;
 		case 'f': force = true; break;
-		case 'p':
-			if (nx_parse_pid(optarg, &pid))
-				return NX_EUSAGE;
-			break;
+		case 'p': pid_arg = optarg; break;
 		default:
 			r = nx_opt_other(c, optarg, filter_usage);
 			if (r >= 0)
 				return r;
 		}
 	}
+	/* after the options: a thread ID is resolved below a later --sysroot */
+	if (pid_arg && nx_parse_pid(pid_arg, &pid))
+		return NX_EUSAGE;
 	if (pid) {
 		if (save || restore || force)
 			return nx_usage_error("--save, --restore and --force are for the "

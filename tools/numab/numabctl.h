@@ -110,6 +110,10 @@ int nx_file_error(const char *path, int err);
 int nx_user_file_error(const char *path, int err);
 /* Same for /proc/<pid>/...: tells a vanished process apart. */
 int nx_pid_error(pid_t pid, const char *path, int err);
+/*
+ * a PID operand (or "self"); a thread ID is taken as its process (the Tgid
+ * of /proc/TID/status), as /proc/TID itself does
+ */
 int nx_parse_pid(const char *s, pid_t *pid);
 /* the single PID operand after the options: -1 if fine, else the exit code */
 int nx_pid_operand(int argc, char **argv, void (*usage)(FILE *), pid_t *pid);

@@ -238,6 +238,39 @@ static int self_pid(pid_t *pid)
 	return 0;
 }
 
+/*
+ * The process of a thread ID, as /proc/TID (not listed, but there) names
+ * it: the Tgid of its status (below --sysroot); @pid itself when that is
+ * not there to read (the error is the command's, when it reads the process)
+ */
+static pid_t tgid_of(pid_t pid)
+{
+	char path[4096], buf[1024];
+	const char *t;
+	uint64_t v;
+	ssize_t n;
+	int fd;
+
+	if (nx_path(path, sizeof(path), "/proc/%d/status", (int)pid))
+		return pid;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return pid;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return pid;
+	buf[n] = '\0';
+	t = strstr(buf, "\nTgid:");
+	if (!t)
+		return pid;
+	t += strlen("\nTgid:");
+	t += strspn(t, " \t");
+	if (nx_parse_u64(t, strcspn(t, "\n"), 10, &v) || v == 0 || v > 0x3fffffff)
+		return pid;
+	return (pid_t)v;
+}
+
 int nx_parse_pid(const char *s, pid_t *pid)
 {
 	uint64_t v;
@@ -249,7 +282,7 @@ int nx_parse_pid(const char *s, pid_t *pid)
 			       s ? s : "", 0x3fffffff);
 		return -1;
 	}
-	*pid = (pid_t)v;
+	*pid = tgid_of((pid_t)v);
 	return 0;
 }
 

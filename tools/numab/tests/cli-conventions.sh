@@ -182,7 +182,7 @@ nx "$P" vmas -r -n -o START,N1 4242
 t "vmas -o N1: the bytes on node 1" eval 'rc 0 && has "^7f3a40000000 128M$" && has "^55d0c2000000 0B$"'
 nx "$P" vmas -z -r -n -o START 4242
 t "vmas -z: VMAs with nothing resident left out" eval 'rc 0 && lines 8 && hasnt ffffffffff600000'
-R=$(copy patched); cp -a "$R/proc/4242" "$R/proc/4244"; echo other-job > "$R/proc/4244/comm"
+R=$(copy patched); cp -a "$R/proc/4242" "$R/proc/4244"; echo other-job > "$R/proc/4244/comm"; sed -i "s/^\(Tgid\|Pid\):.*/\1:\t4244/" "$R/proc/4244/status"
 nx "$R" vmas -r -n -o PID,START 4242 4244
 t "vmas PID PID: one table, a PID column" eval 'rc 0 && lines 18 && [ "$(grep -c "^4242 " "$TMP/out")" = 9 ] && [ "$(grep -c "^4244 " "$TMP/out")" = 9 ]'
 nx "$R" vmas -p "^tiered" -r -n -o PID,START
@@ -217,3 +217,23 @@ fi
 nx "$P" status -J
 awk '$0 == "   $ numabctl status -J   # excerpt" { on = 1; next } on && /^$/ { exit } on { sub(/^   /, ""); print }' "$(pwd)/Documentation/numabctl.rst" > "$TMP/doc"
 t "man page: the status -J excerpt is current output, cpus false for node 1" eval 'grep -q "\"cpus\": false" "$TMP/doc" && python3 -c "import sys; sys.exit(open(sys.argv[1]).read() not in open(sys.argv[2]).read())" "$TMP/doc" "$TMP/out"'
+
+# --- a thread ID names its process, as /proc/TID does --------------------------
+# the fixtures' /proc/4250 is a thread of 4242 (status: Tgid 4242), not
+# listed in /proc; every command takes it as 4242
+nx "$P" vmas 4242; cp "$TMP/out" "$TMP/vmas.4242"
+nx "$P" vmas 4250
+t "vmas TID (a thread of 4242): the table of its process" eval 'rc 0 && cmp -s "$TMP/out" "$TMP/vmas.4242" || { diag "$TMP/err"; false; }'
+nx "$P" vmas -r -n -o PID 4250 4242
+t "vmas TID PID of the same process: one process, PID its Tgid" eval 'rc 0 && [ "$(sort -u "$TMP/out")" = 4242 ]'
+nx "$P" vmas -p 4250 -r -n -o PID
+t "vmas -p TID: its process" eval 'rc 0 && [ "$(sort -u "$TMP/out")" = 4242 ]'
+nx "$P" report 4250 -d 0 --no-trace -J
+t "report TID: its process's report" eval 'rc 0 && json "{r[\"key\"]: r[\"value\"] for r in d[\"report\"]}[\"pid\"] == 4242"'
+nx "$P" watch 4250 -i 0.05 -n 1 -J
+t "watch TID: its process" eval 'rc 0 && json "d[\"rows\"][0][\"pid\"] == 4242"'
+nx "$P" export 4250
+t "export TID: the metrics of its process" eval 'rc 0 && has "^numab_process_memory_bytes{pid=\"4242\"" && hasnt "pid=\"4250\""'
+nx "$FIX/per-process" filter --pid 4242; cp "$TMP/out" "$TMP/pf.4242"
+nx "$FIX/per-process" filter --pid 4250
+t "filter --pid TID: its process's overrides" eval 'rc 0 && cmp -s "$TMP/out" "$TMP/pf.4242" || { diag "$TMP/err"; false; }'

@@ -160,7 +160,7 @@ nx "$R" run --legacy -- true
 t "run on a kernel with neither per-process filters nor sysctls: does not suggest --global" eval 'rc 7 && hasnt "run --global. would" err && has "lacks" err'
 
 # --- vmas -p: PIDs, patterns, matches that cannot be read -----------------------
-R=$(copy patched); cp -a "$R/proc/4242" "$R/proc/4244"; echo other-job > "$R/proc/4244/comm"
+R=$(copy patched); cp -a "$R/proc/4242" "$R/proc/4244"; echo other-job > "$R/proc/4244/comm"; sed -i "s/^\(Tgid\|Pid\):.*/\1:\t4244/" "$R/proc/4244/status"
 nx "$R" vmas -p 4244 -r -n -o PID,START
 t "vmas -p PID: a number is a PID, as numastat -p takes it" eval 'rc 0 && lines 9 && [ "$(grep -c "^4244 " "$TMP/out")" = 9 ]'
 nx "$R" vmas -p tiered -p nomatch -r -n -o PID,START
@@ -177,7 +177,7 @@ else
 fi
 
 # --- vmas --numa-vmas: its own format, the VMA filters apply, the rest is refused ---
-R=$(copy patched); cp -a "$R/proc/4242" "$R/proc/4244"
+R=$(copy patched); cp -a "$R/proc/4242" "$R/proc/4244"; sed -i "s/^\(Tgid\|Pid\):.*/\1:\t4244/" "$R/proc/4244/status"
 nx "$R" vmas --numa-vmas 4242 4244
 t "vmas --numa-vmas with two PIDs: exit 1, one process" eval 'rc 1 && lines 0 && has "one process" err'
 nx "$R" vmas --numa-vmas -p tiered

@@ -661,6 +661,29 @@ if "$BIN" status 2> /dev/null | grep -q "^scan_state  *bpf"; then
 else
 	skip "live, BPF backend: the scan pace labelled by its source" "no BPF backend here (numabctl status: scan_state)"
 fi
+# a thread's ID (ps -L, /proc/PID/task) names its process on every backend
+if command -v python3 > /dev/null; then
+	python3 -c 'import threading, time
+threading.Thread(target=time.sleep, args=(60,), daemon=True).start()
+time.sleep(60)' & LT=$!
+	LTID=
+	for _ in $(seq 50); do
+		LTID=$(ls "/proc/$LT/task" 2> /dev/null | grep -vx "$LT" | head -n 1)
+		[ -n "$LTID" ] && break
+		sleep 0.1
+	done
+	for b in auto numa_vmas bpf none; do
+		"$BIN" vmas --backend $b -r -n -o PID "$LTID" > "$TMP/out" 2> "$TMP/err"; echo $? > "$TMP/rc"
+		if [ $b = auto ] || [ "$(cat "$TMP/rc")" = 0 ] || ! grep -q "lacks\|not available\|not supported\|not built" "$TMP/err"; then
+			t "live: vmas --backend $b TID (a thread of $LT): its process" eval 'rc 0 && [ -n "$LTID" ] && [ "$(sort -u "$TMP/out")" = "$LT" ]'
+		else
+			skip "live: vmas --backend $b TID" "$(head -n 1 "$TMP/err")"
+		fi
+	done
+	kill $LT 2> /dev/null; wait $LT 2> /dev/null
+else
+	skip "live: vmas TID of a thread" "python3 is not installed"
+fi
 kill $LIVE 2> /dev/null; wait $LIVE 2> /dev/null
 "$BIN" vmas $LIVE > "$TMP/out" 2> "$TMP/err"; echo $? > "$TMP/rc"
 t "live: vmas of a process that has exited: exit 5" eval 'rc 5 && has "is gone" err'
