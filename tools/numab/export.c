@@ -65,7 +65,7 @@ void nx_prom_label_value(FILE *out, const char *s, size_t n)
 
 	while (i < n) {
 		unsigned char c = p[i];
-		size_t len = 0;
+		size_t len;
 
 		if (c == '\\' || c == '"') {
 			fputc('\\', out);
@@ -83,28 +83,12 @@ void nx_prom_label_value(FILE *out, const char *s, size_t n)
 			i++;
 			continue;
 		}
-		/* the length of a valid UTF-8 sequence at p[i], 0 if none */
-		if (c >= 0xc2 && c <= 0xdf)
-			len = 2;
-		else if (c >= 0xe0 && c <= 0xef)
-			len = 3;
-		else if (c >= 0xf0 && c <= 0xf4)
-			len = 4;
-		if (len && i + len <= n) {
-			unsigned char c1 = p[i + 1];
-			bool ok = (c1 & 0xc0) == 0x80;
-
-			/* no overlong forms, no surrogates, nothing above U+10FFFF */
-			if ((c == 0xe0 && c1 < 0xa0) || (c == 0xed && c1 > 0x9f) ||
-			    (c == 0xf0 && c1 < 0x90) || (c == 0xf4 && c1 > 0x8f))
-				ok = false;
-			for (size_t k = 2; ok && k < len; k++)
-				ok = (p[i + k] & 0xc0) == 0x80;
-			if (ok) {
-				fwrite(p + i, 1, len, out);
-				i += len;
-				continue;
-			}
+		/* a control character is escaped, a valid UTF-8 sequence kept */
+		len = c >= 0x80 ? nx_utf8_len(p + i, n - i) : 0;
+		if (len) {
+			fwrite(p + i, 1, len, out);
+			i += len;
+			continue;
 		}
 		fprintf(out, "\\\\x%02x", c);
 		i++;

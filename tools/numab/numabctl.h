@@ -134,6 +134,8 @@ const char *nx_write_cause(void);
 typedef int (*nx_line_fn)(void *priv, const char *line, size_t len, unsigned long lineno);
 /* stream @path line by line through @fn; returns 0 or -errno */
 int nx_for_each_line(const char *path, nx_line_fn fn, void *priv);
+/* the length of the valid UTF-8 sequence at @p (of @n bytes), 0 if none */
+size_t nx_utf8_len(const unsigned char *p, size_t n);
 double nx_now(void);
 /* the wall clock, Unix time in seconds (CLOCK_REALTIME) */
 double nx_now_real(void);
@@ -222,6 +224,8 @@ void nx_kv_num(struct nx_table *t, const char *key, const char *val);
 void nx_kv_bool(struct nx_table *t, const char *key, int val);
 /* a table as one JSON array of objects, typed by column (json-c) */
 struct json_object *nx_table_json(struct nx_table *t);
+/* a JSON string of @s, valid UTF-8: a byte that is not is the text \\xNN */
+struct json_object *nx_json_string(const char *s);
 /* print a JSON value, pretty or compact (-J / --json=compact), and a newline */
 int nx_json_print(struct json_object *o, FILE *out);
 

@@ -327,6 +327,43 @@ static struct json_object *json_number(const char *s)
 	return k == 2 ? json_object_new_double_s(strtod(s, NULL), s) : NULL;
 }
 
+/*
+ * A JSON string of @s, which is UTF-8 as JSON must be: a byte that is not
+ * part of valid UTF-8 (a file or process name is any bytes) becomes the
+ * text \xNN, as the tables (libsmartcols) and export show it.  json-c, like
+ * util-linux's own JSON writer, copies such a byte as it is, which makes
+ * the document invalid.
+ */
+struct json_object *nx_json_string(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = strlen(s), i = 0, o = 0;
+	struct json_object *j;
+	char *buf;
+
+	while (i < n && nx_utf8_len(p + i, n - i))
+		i += nx_utf8_len(p + i, n - i);
+	if (i == n)
+		return json_object_new_string(s);
+	buf = malloc(n * 4 + 1);
+	if (!buf)
+		return NULL;
+	for (i = 0; i < n;) {
+		size_t len = nx_utf8_len(p + i, n - i);
+
+		if (len) {
+			memcpy(buf + o, p + i, len);
+			o += len;
+			i += len;
+		} else {
+			o += (size_t)sprintf(buf + o, "\\x%02x", p[i++]);
+		}
+	}
+	j = json_object_new_string_len(buf, (int)o);
+	free(buf);
+	return j;
+}
+
 /* a cell as a JSON value of @jtype; no data, or no number where one is due: null */
 static struct json_object *json_cell(const char *s, int jtype)
 {
@@ -342,7 +379,7 @@ static struct json_object *json_cell(const char *s, int jtype)
 			return json_object_new_boolean(0);
 		return NULL;
 	default:
-		return json_object_new_string(s);
+		return nx_json_string(s);
 	}
 }
 

@@ -179,7 +179,7 @@ static struct json_object *largest_json(const struct nx_vmlist *l, const struct 
 		if (!o)
 			break;
 		json_object_object_add(o, "start", json_object_new_string(nx_fmt_hex(hex, v->start)));
-		json_object_object_add(o, "name", json_object_new_string(v->name));
+		json_object_object_add(o, "name", nx_json_string(v->name));
 		json_object_object_add(o, "slow", v->slow_bytes > INT64_MAX ?
 				       json_object_new_uint64(v->slow_bytes) :
 				       json_object_new_int64((int64_t)v->slow_bytes));

@@ -350,6 +350,24 @@ void nx_human_size(uint64_t bytes, char *buf, size_t sz)
 		snprintf(buf, sz, "%.0f%c", v, units[u]);
 }
 
+/* the length of the valid UTF-8 sequence at @p (of @n bytes), 0 if none */
+size_t nx_utf8_len(const unsigned char *p, size_t n)
+{
+	size_t len = p[0] < 0x80 ? 1 : p[0] >= 0xc2 && p[0] <= 0xdf ? 2 :
+		     p[0] >= 0xe0 && p[0] <= 0xef ? 3 : p[0] >= 0xf0 && p[0] <= 0xf4 ? 4 : 0;
+
+	if (!len || len > n)
+		return 0;
+	/* no overlong forms, no surrogates, nothing above U+10FFFF */
+	if (len > 1 && ((p[0] == 0xe0 && p[1] < 0xa0) || (p[0] == 0xed && p[1] > 0x9f) ||
+			(p[0] == 0xf0 && p[1] < 0x90) || (p[0] == 0xf4 && p[1] > 0x8f)))
+		return 0;
+	for (size_t k = 1; k < len; k++)
+		if ((p[k] & 0xc0) != 0x80)
+			return 0;
+	return len;
+}
+
 static int write_all(int fd, const char *data, size_t len)
 {
 	size_t off = 0;

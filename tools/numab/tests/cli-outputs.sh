@@ -325,3 +325,31 @@ if [ "$(id -u)" = 0 ] && [ -n "$tfs" ] && [ -e "$tfs/events/sched/sched_skip_vma
 else
 	skip "live trace with balancing on" "needs root, tracefs with sched_skip_vma_numa and kernel.numa_balancing"
 fi
+
+# --- names that are not UTF-8: every JSON document stays valid JSON ------------
+# comm and a mapped file's path with a byte that is no UTF-8 (\377), a
+# sequence cut short (\303) and a control character; valid UTF-8 (é) kept.
+# A byte that is no UTF-8 is the text \xNN, as the tables show it.
+R=$(copy patched)
+printf 'tiered\377bench\001\n' > "$R/proc/4242/comm"
+sed -i 's|/usr/bin/tiered-bench|/usr/bin/tiered\xff\xc3-b\xc3\xa9nch|' "$R/proc/4242/maps" "$R/proc/4242/numa_maps"
+# utf8json EXPR: stdout is UTF-8 (strict) and JSON, and EXPR holds on d
+utf8json() {
+	command -v python3 > /dev/null || { echo "# python3 not installed"; return 1; }
+	python3 -c 'import json, sys
+d = json.loads(open(sys.argv[1], "rb").read().decode("utf-8", "strict"))
+sys.exit(0 if eval(sys.argv[2]) else 1)' "$TMP/out" "$1" 2> "$TMP/py" || { echo "# not valid UTF-8 JSON, or false: $1"; diag "$TMP/py"; return 1; }
+	if command -v jq > /dev/null; then jq -e . "$TMP/out" > /dev/null || { echo "# jq refuses it"; return 1; }; fi
+}
+nx "$R" vmas -J 4242
+t "vmas -J: a path that is not UTF-8 is valid JSON, each bad byte as \\xNN, UTF-8 kept" eval 'rc 0 && utf8json "d[\"vmas\"][0][\"name\"] == \"/usr/bin/tiered\\\\xff\\\\xc3-b\\u00e9nch\""'
+NUMABCTL_CHUNK=1 "$BIN" --sysroot "$R" vmas -J --json=compact 4242 > "$TMP/out" 2> "$TMP/err"; echo $? > "$TMP/rc"
+t "vmas -J=compact, streamed rows: valid UTF-8 JSON" eval 'rc 0 && utf8json "d[\"vmas\"][0][\"name\"].startswith(\"/usr/bin/tiered\\\\xff\")"'
+nx "$R" report 4242 -d 0 --no-trace -J
+t "report -J: comm and path that are not UTF-8 are valid JSON" eval 'rc 0 && utf8json "{r[\"key\"]: r[\"value\"] for r in d[\"report\"]}[\"comm\"] == \"tiered\\\\xffbench\\u0001\""'
+nx "$R" watch 4242 -i 0.05 -n 1 -J
+t "watch -J: a path that is not UTF-8 is valid JSON" eval 'rc 0 && utf8json "True"'
+nx "$R" vmas -J -p tiered
+t "vmas -J -p: valid UTF-8 JSON" eval 'rc 0 && utf8json "True"'
+nx "$R" export
+t "export: comm that is not UTF-8 is valid UTF-8, the byte as \\\\xff" eval 'rc 0 && python3 -c "import sys; open(sys.argv[1], \"rb\").read().decode(\"utf-8\", \"strict\")" "$TMP/out" && has "comm=\"tiered\\\\\\\\xffbench\\\\\\\\x01\""'

@@ -1073,6 +1073,30 @@ static bool label_is(const char *in, size_t n, const char *want)
 	return ok;
 }
 
+/* JSON strings are UTF-8: a byte that is not is the text \xNN */
+static void json_is(const char *in, const char *want, const char *what)
+{
+	struct json_object *o = nx_json_string(in);
+	const char *got = o ? json_object_get_string(o) : NULL;
+
+	tap(got && !strcmp(got, want), "json string: %s", what);
+	json_object_put(o);
+}
+
+static void test_json_string(void)
+{
+	json_is("tiered-bench", "tiered-bench", "ASCII as it is");
+	json_is("b\xc3\xa9nch \xe2\x82\xac \xf0\x9f\x98\x80", "b\xc3\xa9nch \xe2\x82\xac \xf0\x9f\x98\x80",
+		"valid UTF-8 of 2, 3 and 4 bytes kept");
+	json_is("a\xff" "b", "a\\xffb", "a byte that is no UTF-8");
+	json_is("a\xc3", "a\\xc3", "a sequence cut short by the end");
+	json_is("\xc3(", "\\xc3(", "a lead byte without its continuation");
+	json_is("\xc0\xaf", "\\xc0\\xaf", "an overlong form");
+	json_is("\xed\xa0\x80", "\\xed\\xa0\\x80", "a UTF-16 surrogate");
+	json_is("\xf4\x90\x80\x80", "\\xf4\\x90\\x80\\x80", "above U+10FFFF");
+	json_is("\x80" "x", "\\x80x", "a lone continuation byte");
+}
+
 static void test_prom_label(void)
 {
 	tap(label_is(L("dbsim"), "dbsim"), "prom label: plain ASCII as it is");
@@ -1114,6 +1138,7 @@ int main(int argc, char **argv)
 	test_filters();
 	test_override();
 	test_shmem();
+	test_json_string();
 	test_prom_label();
 	printf("1..%d\n", ntest);
 	return nfail ? 1 : 0;
