@@ -431,34 +431,9 @@ static void export_free(struct export *e)
 	free(e->p);
 }
 
-/*
- * The file, whole or not at all: a temporary file beside it renamed over
- * it (a symbolic link: over its target); a FIFO, a device or a dangling
- * symbolic link (its target is created) is written through, as the
- * shell's '>' does.
- */
-static int write_prom(const char *file, const char *data, size_t len, bool existed)
+/* why @file cannot be written (@r: -errno), and that @existed stays */
+static int prom_error(const char *file, int r, bool existed)
 {
-	char real[PATH_MAX];
-	const char *path = file;
-	struct stat st;
-	int r;
-	bool dangling = false;
-
-	if (!strcmp(file, "-"))
-		return fwrite(data, 1, len, stdout) == len ? NX_OK : NX_ERUNTIME;
-	if (!lstat(file, &st) && S_ISLNK(st.st_mode)) {
-		if (realpath(file, real))
-			path = real;
-		else
-			dangling = true;
-	}
-	if (dangling || (!stat(path, &st) && !S_ISREG(st.st_mode)))
-		r = nx_write_file(path, data, len);
-	else
-		r = nx_write_atomic(path, data, len);
-	if (!r)
-		return NX_OK;
 	if (*nx_write_cause())
 		nx_warn("%s: cannot write: %s: %s", file, strerror(-r), nx_write_cause());
 	else
@@ -542,7 +517,10 @@ int cmd_export(int argc, char **argv)
 	bool named, wrote_w = false;
 	size_t npats = 0, len = 0;
 	char *text = NULL;
-	FILE *out;
+	struct nx_out out;
+	struct stat st;
+	bool existed;
+	FILE *mem;
 	long mode;
 	int c, r;
 
@@ -594,6 +572,16 @@ int cmd_export(int argc, char **argv)
 		snprintf(target, sizeof(target), "%s/%s", dir, EXPORT_FILE);
 		file = target;
 	}
+	/*
+	 * The file, whole or not at all, checked before any process is read: a
+	 * temporary file beside it renamed over it (a symbolic link: over its
+	 * target); a FIFO, a device or a dangling symbolic link (its target is
+	 * created) is opened now and written through, as the shell's '>' does.
+	 */
+	existed = strcmp(file, "-") && !stat(file, &st);
+	r = nx_out_open(&out, file, true);
+	if (r)
+		return prom_error(file, r, existed);
 
 	/* a kernel without NUMA balancing has nothing to export */
 	mode = nx_numa_balancing_mode();
@@ -608,6 +596,7 @@ int cmd_export(int argc, char **argv)
 			nx_warn("%s: not readable, or not a number: cannot export", path);
 		if (strcmp(file, "-"))
 			nx_warn("%s: not written", file);
+		nx_out_close(&out);
 		return nx_exists(path) ? NX_ERUNTIME : NX_ENOTSUP;
 	}
 
@@ -631,10 +620,12 @@ int cmd_export(int argc, char **argv)
 		r = NX_ERUNTIME;
 	if (r >= 0) {
 		nx_pidlist_free(&pl);
+		nx_out_close(&out);
 		return r;
 	}
 	if (nx_topo_load(&topo)) {
 		nx_pidlist_free(&pl);
+		nx_out_close(&out);
 		return NX_ERUNTIME;
 	}
 	nx_vmlist_nodes = false;
@@ -650,6 +641,7 @@ int cmd_export(int argc, char **argv)
 			nx_warn("%s: not written", file);
 		nx_topo_free(&topo);
 		export_free(&e);
+		nx_out_close(&out);
 		return r;
 	}
 	if (e.denied && !named)
@@ -661,28 +653,28 @@ int cmd_export(int argc, char **argv)
 			"numab_export_processes{result=\"failed\"}", e.failed);
 	qsort(e.p, e.n, sizeof(*e.p), cmp_proc);
 
-	out = open_memstream(&text, &len);
-	if (!out) {
+	mem = open_memstream(&text, &len);
+	if (!mem) {
 		nx_warn("out of memory");
 		nx_topo_free(&topo);
 		export_free(&e);
+		nx_out_close(&out);
 		return NX_ERUNTIME;
 	}
-	host_metrics(out, &topo, mode);
-	proc_metrics(out, &e, (size_t)top);
-	export_metrics(out, &e);
+	host_metrics(mem, &topo, mode);
+	proc_metrics(mem, &e, (size_t)top);
+	export_metrics(mem, &e);
 	nx_topo_free(&topo);
 	export_free(&e);
-	if (fclose(out) || !text) {
+	if (fclose(mem) || !text) {
 		free(text);
 		nx_warn("out of memory");
+		nx_out_close(&out);
 		return NX_ERUNTIME;
 	}
-	{
-		struct stat st;
-
-		r = write_prom(file, text, len, strcmp(file, "-") && !stat(file, &st));
-	}
+	r = nx_out_write(&out, text, len);
 	free(text);
-	return r;
+	if (r && !strcmp(file, "-"))
+		return NX_ERUNTIME;
+	return r ? prom_error(file, r, existed) : NX_OK;
 }

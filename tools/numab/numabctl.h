@@ -127,6 +127,24 @@ void nx_human_size(uint64_t bytes, char *buf, size_t sz);
 int nx_write_file(const char *path, const char *data, size_t len);
 int nx_write_atomic(const char *path, const char *data, size_t len);
 /*
+ * An output file (report -w, export -w), opened or checked before any work,
+ * as the shell's '>' is before the command runs: a write-through target (a
+ * device, a FIFO, a symbolic link, a file in a directory numabctl may not
+ * write) is opened now and written at the end; for a regular file that is
+ * replaced atomically, a temporary file beside it is made and removed now.
+ * @atomic_only (export): a regular file is only ever replaced, a symbolic
+ * link to one has its target replaced.  "-" is standard output.
+ */
+struct nx_out {
+	const char *path;
+	char real[4096];	/* the file replaced (a symbolic link's target) */
+	int fd;			/* opened now, written through at the end; or -1 */
+	bool atomic_only;
+};
+int nx_out_open(struct nx_out *o, const char *path, bool atomic_only);	/* 0 or -errno */
+int nx_out_write(struct nx_out *o, const char *data, size_t len);	/* 0 or -errno; closes */
+void nx_out_close(struct nx_out *o);	/* without writing: the file as it was */
+/*
  * why the last nx_write_atomic() failed when errno alone misleads (the old
  * file's owner cannot be kept without CAP_CHOWN, a sticky directory), or ""
  */

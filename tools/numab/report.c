@@ -8,7 +8,8 @@
  * deltas over the interval, the VMAs at start and end, the skip reasons
  * traced during the interval (when permitted), the NUMA block of
  * /proc/PID/sched, the cgroup and its cpuset.mems.  Text or JSON, to
- * standard output or a file (nx_write_output(): a regular file
+ * standard output or a file (nx_out_open() before sampling, as the shell
+ * opens it, and nx_out_write() after: a regular file
  * atomically, else written through).
  */
 #include <errno.h>
@@ -1113,6 +1114,7 @@ int cmd_report(int argc, char **argv)
 	};
 	struct report rp = { .sec = 5 };
 	const char *file = NULL;
+	struct nx_out out;
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *mem;
@@ -1139,21 +1141,29 @@ int cmd_report(int argc, char **argv)
 	r = nx_pid_operand(argc, argv, report_usage, &rp.pid);
 	if (r >= 0)
 		return r;
+	/* the output first, as the shell's '>': a bad path fails before sampling */
+	r = nx_out_open(&out, file ? file : "-", false);
+	if (r)
+		return nx_user_file_error(file, r);
 	r = collect(&rp);
 	if (r) {
 		release(&rp);
+		nx_out_close(&out);
 		return r;
 	}
 	nx_vmlist_warn(&rp.l0);
 	mem = open_memstream(&buf, &len);
 	if (!mem) {
 		release(&rp);
+		nx_out_close(&out);
 		return NX_ERUNTIME;
 	}
 	compose(mem, &rp);
 	fclose(mem);
 	release(&rp);
-	r = nx_write_output(file ? file : "-", buf, len);
+	r = nx_out_write(&out, buf, len);
 	free(buf);
-	return r;
+	if (r && !strcmp(out.path, "-"))
+		return NX_ERUNTIME;	/* said when standard output is closed */
+	return r ? nx_user_file_error(out.path, r) : NX_OK;
 }

@@ -4,6 +4,7 @@
 #include <getopt.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -491,6 +492,100 @@ int nx_write_file(const char *path, const char *data, size_t len)
 		r = write_through(path, data, len);
 	}
 	return r;
+}
+
+/*
+ * Whether a temporary file beside @path can be made and given @old's owner
+ * (root): what nx_write_atomic() will do, short of writing and renaming.
+ */
+static int probe_atomic(const char *path, const struct stat *old)
+{
+	char tmp[4096];
+	int fd, e = 0;
+
+	write_cause[0] = '\0';
+	if (snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path) >= (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	fd = mkstemp(tmp);
+	if (fd < 0)
+		return -errno;
+	if (old)
+		e = keep_owner(fd, old);
+	close(fd);
+	unlink(tmp);
+	return e;
+}
+
+/* the target of a write-through, opened now (not truncated before the end) */
+static int open_through(struct nx_out *o, const char *path)
+{
+	o->fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOCTTY, 0666);
+	return o->fd < 0 ? -errno : 0;
+}
+
+int nx_out_open(struct nx_out *o, const char *path, bool atomic_only)
+{
+	struct stat st;
+	int r;
+
+	o->path = path;
+	o->fd = -1;
+	o->atomic_only = atomic_only;
+	snprintf(o->real, sizeof(o->real), "%s", path);
+	if (!strcmp(path, "-"))
+		return 0;
+	if (lstat(path, &st)) {
+		if (errno != ENOENT)
+			return -errno;
+		return probe_atomic(path, NULL);	/* a new file in its directory */
+	}
+	if (atomic_only && S_ISLNK(st.st_mode)) {
+		/* a symbolic link: its target replaced; a dangling one's created */
+		if (!realpath(path, o->real) || stat(o->real, &st))
+			return open_through(o, path);
+		if (S_ISDIR(st.st_mode))
+			return -EISDIR;
+		return S_ISREG(st.st_mode) ? probe_atomic(o->real, &st) : open_through(o, path);
+	}
+	if (S_ISDIR(st.st_mode))
+		return -EISDIR;
+	/* a device, a FIFO, a symlink (/dev/stdout), a file with other links */
+	if (!S_ISREG(st.st_mode) || (!atomic_only && st.st_nlink > 1))
+		return open_through(o, path);
+	r = probe_atomic(path, &st);
+	/* a file we may write in a directory we may not: as the shell does */
+	if (!atomic_only && (r == -EACCES || r == -EPERM || r == -EROFS)) {
+		write_cause[0] = '\0';
+		return open_through(o, path);
+	}
+	return r;
+}
+
+int nx_out_write(struct nx_out *o, const char *data, size_t len)
+{
+	struct stat st;
+	int e;
+
+	if (o->fd < 0 && !strcmp(o->path, "-"))
+		return fwrite(data, 1, len, stdout) == len ? 0 : -EIO;
+	if (o->fd < 0)
+		return o->atomic_only ? nx_write_atomic(o->real, data, len) :
+			nx_write_file(o->path, data, len);
+	/* a regular file written in place loses its old contents only now */
+	e = !fstat(o->fd, &st) && S_ISREG(st.st_mode) && ftruncate(o->fd, 0) ? -errno : 0;
+	if (!e)
+		e = write_all(o->fd, data, len);
+	if (close(o->fd) && !e)
+		e = -errno;
+	o->fd = -1;
+	return e;
+}
+
+void nx_out_close(struct nx_out *o)
+{
+	if (o->fd >= 0)
+		close(o->fd);
+	o->fd = -1;
 }
 
 /* read more of @fd behind the @keep bytes at the start of *@buf */

@@ -44,6 +44,23 @@ if [ "$(id -u)" = 0 ] && mknod "$O/full" c 1 7 2> /dev/null && mknod "$O/null" c
 else
 	skip "report -w to a character device" "needs root (mknod)"
 fi
+# the output is opened (or its replacement proven possible) before the
+# first sample, as the shell's '>' is: a bad path fails at once
+timeout 4 "$BIN" --sysroot "$P" report 4242 -d 8 --no-trace -w "$O/missing/x" > "$TMP/out" 2> "$TMP/err"; echo $? > "$TMP/rc"
+t "report -w into a missing directory: fails before sampling (-d 8 stopped at 4 s), exit 2" eval 'rc 2 && has "missing/x: No such file" err && [ ! -e "$O/missing" ]'
+nx "$P" report 31337 -d 0 --no-trace -w "$O/missing/x"
+t "report -w into a missing directory: said before the process is read" eval 'rc 2 && has "missing/x: No such file" err && hasnt "31337" err'
+nx "$P" export 4243 -w "$O/missing/x"
+t "export -w into a missing directory: said before any process is read" eval 'rc 2 && has "missing/x" err && hasnt "4243" err'
+nx "$P" export 4243 -w "$O"
+t "export -w a directory: refused before any process is read, nothing created" eval 'rc 2 && hasnt "4243" err && [ -z "$(ls "$O" | grep -v "^\(reg\|target\|link\|dangling\|nowhere\|fifo.*\|stdout\|full\|null\)$")" ]'
+# a FIFO without a reader yet: numabctl waits for it before sampling (as
+# '>' does), then the reader gets the whole report
+timeout 20 "$BIN" --sysroot "$P" report 4242 -d 0 --no-trace -w "$O/fifo" > "$TMP/out" 2> "$TMP/err" & wr=$!
+sleep 0.5
+timeout 20 cat "$O/fifo" > "$O/fifo.read"
+wait $wr; echo $? > "$TMP/rc"
+t "report -w to a FIFO whose reader comes later: the reader gets the whole report" eval 'rc 0 && grep -q "^Report:" "$O/fifo.read" && grep -q "^Cgroup" "$O/fifo.read"'
 # a block device with no disk behind it (loop minor 255): open fails, the node stays
 if [ "$(id -u)" = 0 ] && mknod "$O/blk" b 7 255 2> /dev/null; then
 	nx "$P" filter --save "$O/blk"
