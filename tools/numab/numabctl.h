@@ -238,6 +238,8 @@ void nx_kv_add(struct nx_table *t, const char *key, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* a numeric value (a number in JSON); @val NULL: unknown ("-", null) */
 void nx_kv_num(struct nx_table *t, const char *key, const char *val);
+/* @val of @n bytes: a JSON number when it is a decimal number, else a string */
+void nx_kv_value(struct nx_table *t, const char *key, const char *val, size_t n);
 /* a yes/no value (a boolean in JSON); @val < 0: unknown ("-", null) */
 void nx_kv_bool(struct nx_table *t, const char *key, int val);
 /* a table as one JSON array of objects, typed by column (json-c) */

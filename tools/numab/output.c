@@ -935,6 +935,22 @@ void nx_kv_num(struct nx_table *t, const char *key, const char *val)
 	scols_line_set_data(ln, 1, val ? val : "-");
 }
 
+void nx_kv_value(struct nx_table *t, const char *key, const char *val, size_t n)
+{
+	char buf[64];
+
+	/* a canonical decimal number is a JSON number; anything else a string */
+	if (n < sizeof(buf)) {
+		memcpy(buf, val, n);
+		buf[n] = '\0';
+		if (number_kind(buf)) {
+			nx_kv_num(t, key, buf);
+			return;
+		}
+	}
+	nx_kv_add(t, key, "%.*s", (int)n, val);
+}
+
 void nx_kv_bool(struct nx_table *t, const char *key, int val)
 {
 	struct libscols_line *ln = nx_table_line(t);

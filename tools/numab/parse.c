@@ -127,6 +127,60 @@ static int parse_dec(const char *s, size_t n, uint64_t *out)
 	return 0;
 }
 
+/*
+ * A size as util-linux takes it (lsblk, its ul_parse_size()): digits, a
+ * fraction only before a suffix ("1.5M"), a suffix K, M, G, T, P or E in
+ * either case, alone or with "iB" for powers of 1024, with "B" for powers
+ * of 1000; "B" alone is bytes.  The fraction is cut to whole bytes.
+ */
+int nx_parse_size(const char *s, size_t n, uint64_t *out)
+{
+	static const char units[] = "KMGTPE";
+	size_t i = 0, fd = 0, nd;
+	uint64_t v, frac = 0, unit = 1, base = 1024, div = 1;
+	const char *u;
+
+	while (i < n && s[i] >= '0' && s[i] <= '9')
+		i++;
+	nd = i;
+	if (!nd || nx_parse_u64(s, nd, 10, &v))
+		return -1;
+	if (i < n && s[i] == '.') {
+		for (i++; i < n && s[i] >= '0' && s[i] <= '9'; i++, fd++)
+			if (fd < 9) {	/* digits past the ninth are cut */
+				frac = frac * 10 + (uint64_t)(s[i] - '0');
+				div *= 10;
+			}
+		if (!fd)
+			return -1;
+	}
+	if (i == n)
+		return fd ? -1 : (*out = v, 0);	/* a fraction needs a suffix */
+	if (s[i] == 'B' && i + 1 == n && !fd) {
+		*out = v;
+		return 0;
+	}
+	u = s[i] ? memchr(units, s[i] & ~0x20, sizeof(units) - 1) : NULL;
+	if (!u)
+		return -1;
+	i++;
+	if (i + 2 == n && s[i] == 'i' && (s[i + 1] == 'B' || s[i + 1] == 'b'))
+		base = 1024;
+	else if (i + 1 == n && (s[i] == 'B' || s[i] == 'b'))
+		base = 1000;
+	else if (i != n)
+		return -1;
+	for (long k = 0; k <= u - units; k++)
+		unit *= base;
+	if (__builtin_mul_overflow(v, unit, &v))
+		return -1;
+	/* unit * frac / div without overflow: unit = q * div + r, frac < div <= 10^9 */
+	if (frac && __builtin_add_overflow(v, unit / div * frac + unit % div * frac / div, &v))
+		return -1;
+	*out = v;
+	return 0;
+}
+
 int nx_parse_u64(const char *s, size_t n, int base, uint64_t *out)
 {
 	uint64_t v = 0;

@@ -41,6 +41,8 @@ bool nx_span_eq(struct nx_span s, const char *lit);
 
 int nx_parse_u64(const char *s, size_t n, int base, uint64_t *out);
 int nx_parse_s64(const char *s, size_t n, int64_t *out);
+/* "1.5M", "64KiB", "1GB" (10^9): util-linux's sizes; 0 or -1 */
+int nx_parse_size(const char *s, size_t n, uint64_t *out);
 /* "7f00-7f10" (hex, no 0x) */
 int nx_parse_range(const char *s, size_t n, uint64_t *start, uint64_t *end);
 

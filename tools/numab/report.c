@@ -939,7 +939,7 @@ static int sched_line(void *priv, const char *line, size_t len, unsigned long no
 
 				if (eq) {
 					snprintf(key, sizeof(key), "%.*s", (int)(eq - p), p);
-					nx_kv_add(t, key, "%.*s", (int)(e - eq - 1), eq + 1);
+					nx_kv_value(t, key, eq + 1, (size_t)(e - eq - 1));
 				}
 				p = c ? c + 2 : end;
 			}
@@ -950,7 +950,7 @@ static int sched_line(void *priv, const char *line, size_t len, unsigned long no
 		k.n = kl;
 	}
 	snprintf(key, sizeof(key), "%.*s", (int)k.n, k.p);
-	nx_kv_add(t, key, "%.*s", (int)v.n, v.p);
+	nx_kv_value(t, key, v.p, v.n);
 	return 0;
 }
 
@@ -980,8 +980,24 @@ static int cgroup_line(void *priv, const char *line, size_t len, unsigned long n
 	if (!c1 || !(c2 = memchr(c1 + 1, ':', len - (size_t)(c1 + 1 - line))))
 		return 0;
 	nx_kv_add(t, "cgroup", "%.*s", (int)len, line);
-	if (c2 != c1 + 1 || len - (size_t)(c2 + 1 - line) > 2048)
-		return 0;	/* cgroup v1 controller line */
+	if (c2 != c1 + 1) {
+		/* a cgroup v1 hierarchy ("4:cpuset:/path"; "cpu,cpuset" too) */
+		const char *p = c1 + 1;
+
+		while (p < c2) {
+			size_t n = strcspn(p, ",:");
+
+			if (n == 6 && !memcmp(p, "cpuset", 6)) {
+				nx_kv_add(t, "cpuset.mems", "not read: cgroup v1 (numabctl reads "
+					  "cgroup v2's); Mems_allowed_list below is in effect");
+				break;
+			}
+			p += n + 1;
+		}
+		return 0;
+	}
+	if (len - (size_t)(c2 + 1 - line) > 2048)
+		return 0;
 	nx_path(path, sizeof(path), "/sys/fs/cgroup%.*s/cpuset.mems", (int)(len - (size_t)(c2 + 1 - line)), c2 + 1);
 	if (!nx_read_str(path, buf, sizeof(buf)))
 		nx_kv_add(t, "cpuset.mems", "%s", buf[0] ? buf : "(empty: inherited)");

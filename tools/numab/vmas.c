@@ -376,32 +376,6 @@ static int cmp_sort(const void *a, const void *b)
 	return sort_key ? -c : c;
 }
 
-static int parse_size(const char *s, uint64_t *out)
-{
-	char *end;
-	unsigned long long v;
-	int shift = 0;
-
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (end == s || *s == '-' || errno)
-		return -1;
-	switch (*end) {
-	case 'k': case 'K': shift = 10; end++; break;
-	case 'm': case 'M': shift = 20; end++; break;
-	case 'g': case 'G': shift = 30; end++; break;
-	case 't': case 'T': shift = 40; end++; break;
-	}
-	if (*end == 'i' && shift)
-		end++;
-	if (*end == 'B')
-		end++;
-	if (*end || v > (UINT64_MAX >> shift))
-		return -1;
-	*out = (uint64_t)v << shift;
-	return 0;
-}
-
 static void vmas_usage(FILE *out)
 {
 	fputs("Usage: numabctl vmas [OPTIONS] PID...\n"
@@ -417,7 +391,7 @@ static void vmas_usage(FILE *out)
 	      "                      comes first (PID may also be self)\n"
 	      "  -N, --per-node      a column per node (N0, N1, ...) after SLOW%\n"
 	      "  -z, --nonzero       leave out VMAs with nothing resident\n"
-	      "  -m, --min-size SIZE only VMAs of at least SIZE (K, M, G suffixes)\n"
+	      "  -m, --min-size SIZE only VMAs of at least SIZE (1.5M, 64K, 1G, ...)\n"
 	      "  -x, --sort COL      sort by a column: START (the default) lowest first;\n"
 	      "                      SIZE, SLOW, FAST, SEQS, SCANS largest first; any\n"
 	      "                      other column ascending\n"
@@ -552,9 +526,11 @@ int cmd_vmas(int argc, char **argv)
 				return NX_EUSAGE;
 			break;
 		case 'm':
-			if (parse_size(optarg, &min_size))
+			if (nx_parse_size(optarg, strlen(optarg), &min_size))
 				return nx_usage_error("invalid --min-size '%s': a size in bytes up to "
-						      "2^64-1, with a K, M, G or T suffix", optarg);
+						      "2^64-1, with a K, M, G, T, P or E suffix (KiB; "
+						      "KB for 1000), a fraction before it (1.5M)",
+						      optarg);
 			break;
 		case 'x':	/* these columns sort largest first (start: lowest) */
 			sorted = true;

@@ -218,6 +218,7 @@ static void watch_usage(FILE *out)
 	      "  -i, --interval SEC  seconds between samples (default 1)\n"
 	      "  -n, --count N       stop after N intervals (default: until Ctrl-C)\n"
 	      "  -t, --top N         VMA rows per interval (default 3, 0 for none)\n\n"
+	      "The rows keep this order: watch takes no sort column.\n"
 	      "Here -n is the count; use --noheadings for no headers.  With -J each\n"
 	      "sample is one JSON object on a line of its own, printed when taken\n"
 	      "({\"sample\": N, \"time\": SEC, \"rows\": [...]}), for jq and the like.\n", out);
@@ -350,6 +351,10 @@ int cmd_watch(int argc, char **argv)
 				return r;
 		}
 	}
+	if (nx_opt.sort)
+		return nx_usage_error("watch orders its rows itself (the process, then its "
+				      "stranded VMAs and those with the most slow-tier "
+				      "memory): --sort is not accepted");
 	r = nx_opts_done(watch_cols, sizeof(watch_cols) / sizeof(watch_cols[0]));
 	if (r >= 0)
 		return r;

@@ -54,6 +54,15 @@ static void one_line(const char *p, size_t n)
 		nx_format_nodelist(&u.mask, buf, sizeof(buf));
 #elif defined(FUZZ_trace)
 	nx_parse_trace_line(p, n, &u.ev);
+#elif defined(FUZZ_size)
+	/* a size with a fraction is at least its whole part */
+	if (nx_parse_size(p, n, &x) == 0 && memchr(p, '.', n)) {
+		uint64_t whole;
+		size_t dot = (size_t)((const char *)memchr(p, '.', n) - p);
+
+		if (nx_parse_u64(p, dot, 10, &whole) || x < whole)
+			abort();
+	}
 #elif defined(FUZZ_filter)
 	nx_parse_filter_assign(p, n, &a, &b);
 #elif defined(FUZZ_numa_filters)

@@ -103,6 +103,23 @@ nx "$P" watch 4242 -i -1
 t "watch -i -1: one message" eval 'rc 1 && errs 1'
 nx "$P" vmas --bogus 4242
 t "unknown option: one message and a Try hint, not the whole usage" eval 'rc 1 && errs 1 && has "unknown option .--bogus." err && has "^Try .numabctl vmas --help." err && hasnt "^Usage" err'
+nx "$P" vmas --min-size 1.5M -r -n -o START 4242
+t "vmas --min-size 1.5M: a fraction as lsblk takes it, the 2M VMA in, the 1M one out" eval 'rc 0 && lines 3 && has "^7f3a4b000000$" && hasnt "^7f3a50000000$"'
+nx "$P" vmas --min-size 1.5MB -r -n -o START 4242
+t "vmas --min-size 1.5MB: 1500000 bytes, the 1M VMA (1048576) out" eval 'rc 0 && lines 3 && hasnt "^7f3a50000000$"'
+nx "$P" report 4242 -d 0 --no-trace -J
+t "report -J: the /proc/PID/sched values that are numbers are JSON numbers" json 'all(isinstance(r["value"], (int, float)) for r in d["sched"] if r["key"] != "numa_faults") and {r["key"]: r["value"] for r in d["sched"]}["mm->numa_scan_seq"] == 412 and all(isinstance(r["value"], str) for r in d["sched"] if r["key"] == "numa_faults")'
+# cgroup v1: cpuset.mems is not read, and the report says so
+R=$(copy patched)
+printf '12:cpu,cpuset:/numab\n11:memory:/numab\n0::/\n' > "$R/proc/4242/cgroup"
+nx "$R" report 4242 -d 0 --no-trace
+t "report on cgroup v1: cpuset.mems said not read (v1), not left out" eval 'rc 0 && has "^cpuset.mems  *not read: cgroup v1" && has "^Mems_allowed_list  *0-1"'
+nx "$R" report 4242 -d 0 --no-trace -J
+t "report -J on cgroup v1: cpuset.mems says not read" json '"not read: cgroup v1" in {r["key"]: r["value"] for r in d["cgroup"]}["cpuset.mems"]'
+nx "$P" watch 4242 -i 0.05 -n 1 -x START
+t "watch -x COL: refused, watch orders its rows itself (not ignored)" eval 'rc 1 && lines 0 && has "sort is not accepted" err'
+nx "$P" watch 4242 -i 0.05 -n 1 --sort=SLOW
+t "watch --sort=COL: refused" eval 'rc 1 && lines 0 && has "sort is not accepted" err'
 nx "$P" watch 4242 4243
 t "two PIDs where one is expected: says so" eval 'rc 1 && has "one PID expected" err'
 nx "$P" vmas -o

@@ -295,16 +295,50 @@ if [ -r /usr/share/bash-completion/bash_completion ]; then
 	comp help ""
 	t "completion: help offers the commands" eval 'has "^vmas$" && has "^report$" && hasnt "^help$"'
 	# the long options offered are those the command's --help and numabctl's
-	# common options give it; run, report and export take no column options
+	# common options give it; run, report and export take no column options,
+	# watch no --sort (it orders its rows), export no output format
 	for c in status vmas filter run watch trace report export; do
 		comp "$c" --
 		sort -u "$TMP/out" | grep -v "^$" > "$TMP/offered"
 		{ "$BIN" "$c" --help | grep -o -- "--[a-z][a-z-]*"
-		  printf '%s\n' --sysroot --json --raw --pairs --shell --noheadings --bytes --help --version
-		  case $c in run|report|export) ;; *) printf '%s\n' --output --output-all --list-columns --sort ;; esac
+		  printf '%s\n' --sysroot --help --version
+		  [ $c = export ] || printf '%s\n' --json --raw --pairs --shell --noheadings --bytes
+		  case $c in run|report|export) ;; watch) printf '%s\n' --output --output-all --list-columns ;;
+		  *) printf '%s\n' --output --output-all --list-columns --sort ;; esac
 		} | sort -u > "$TMP/want"
 		t "completion: $c offers exactly its options" eval 'diff "$TMP/want" "$TMP/offered" > "$TMP/diff" || { diag "$TMP/diff"; false; }'
 	done
+	# and each option offered is taken: run (with a value where it needs
+	# one) on the fixture, it is not refused as a usage error
+	opt_arg() {
+		case $1 in
+		--sysroot) echo "$P" ;;
+		--textfile-directory) mkdir -p "$TMP/tfd"; echo "$TMP/tfd" ;;
+		--write) echo /dev/null ;;
+		--trace-input) echo "$FIX/trace-4242.txt" ;;
+		--top|--count|--stale) echo 1 ;;
+		--duration) echo 0 ;;
+		--interval) echo 0.05 ;;
+		--process) echo tiered ;;
+		--backend) echo auto ;;
+		--output|--sort) "$BIN" --sysroot "$P" "$2" --list-columns | awk 'NR == 1 { print $1 }' ;;
+		esac
+	}
+	taken() {	# CMD OPERANDS...: every option offered is taken
+		cmd=$1; shift
+		comp "$cmd" --
+		grep -v "^$" "$TMP/out" > "$TMP/offered"
+		bad=0
+		while read -r o; do
+			a=$(opt_arg "$o" "$cmd")
+			"$BIN" --sysroot "$P" "$cmd" "$@" $o ${a:+"$a"} > /dev/null 2> "$TMP/comp.err" < /dev/null
+			if [ $? = 1 ]; then echo "# $cmd offers $o, which it refuses:"; diag "$TMP/comp.err"; bad=1; fi
+		done < "$TMP/offered"
+		return $bad
+	}
+	t "completion: each option offered for export is one export takes" taken export
+	t "completion: each option offered for report is one report takes" taken report 4242 -d 0 --no-trace
+	t "completion: each option offered for watch is one watch takes" taken watch 4242 -i 0.05 -n 1
 	for o in --output --output-all --list-columns --sort; do
 		for c in run report export; do
 			nx "$P" $c $o X -- true

@@ -84,6 +84,28 @@ static void test_numbers(void)
 	    "range: reversed or dashless rejected");
 }
 
+static void test_size(void)
+{
+	uint64_t v = 7;
+
+	tap(nx_parse_size(L("1.5M"), &v) == 0 && v == 1572864, "size: 1.5M is 1.5 MiB (lsblk's sizes)");
+	tap(nx_parse_size(L("1.5MiB"), &v) == 0 && v == 1572864, "size: 1.5MiB");
+	tap(nx_parse_size(L("1.5MB"), &v) == 0 && v == 1500000, "size: 1.5MB is 10^6 based");
+	tap(nx_parse_size(L("64k"), &v) == 0 && v == 65536 && nx_parse_size(L("1KB"), &v) == 0 &&
+	    v == 1000, "size: 64k, 1KB");
+	tap(nx_parse_size(L("0.25G"), &v) == 0 && v == 268435456, "size: 0.25G");
+	tap(nx_parse_size(L("4096"), &v) == 0 && v == 4096 && nx_parse_size(L("4096B"), &v) == 0 &&
+	    v == 4096, "size: bytes, with or without B");
+	tap(nx_parse_size(L("15.9999999999999E"), &v) == 0 && v > (15ull << 60) &&
+	    nx_parse_size(L("16E"), &v) == -1 && nx_parse_size(L("18446744073709551616"), &v) == -1,
+	    "size: up to 2^64-1, overflow refused");
+	tap(nx_parse_size(L("1.5"), &v) == -1 && nx_parse_size(L("1.M"), &v) == -1 &&
+	    nx_parse_size(L(".5M"), &v) == -1 && nx_parse_size(L("-1M"), &v) == -1 &&
+	    nx_parse_size(L("1X"), &v) == -1 && nx_parse_size(L("1MiBx"), &v) == -1 &&
+	    nx_parse_size(L("1.5B"), &v) == -1 && nx_parse_size(L(""), &v) == -1,
+	    "size: a fraction without a suffix, junk, a sign refused");
+}
+
 static void test_nodelist(void)
 {
 	struct nx_nodemask m;
@@ -1138,6 +1160,7 @@ int main(int argc, char **argv)
 	test_filters();
 	test_override();
 	test_shmem();
+	test_size();
 	test_json_string();
 	test_prom_label();
 	printf("1..%d\n", ntest);
