@@ -99,48 +99,6 @@ static int save_filters(const char *file)
 	return nx_write_output(file, buf, off);
 }
 
-struct restore_ctx {
-	int val[NX_NFILTERS];
-	bool set[NX_NFILTERS];
-	unsigned long bad;
-};
-
-static int restore_line(void *priv, const char *line, size_t len, unsigned long no)
-{
-	struct restore_ctx *rc = priv;
-	size_t i = 0;
-	int idx, val;
-
-	while (i < len && (line[i] == ' ' || line[i] == '\t'))
-		i++;
-	if (i == len || line[i] == '#' || line[i] == ';')
-		return 0;
-	if (nx_parse_filter_assign(line, len, &idx, &val)) {
-		nx_warn("line %lu: not a valid filter setting: %.*s", no, (int)len, line);
-		rc->bad++;
-		return 0;
-	}
-	rc->val[idx] = val;
-	rc->set[idx] = true;
-	return 0;
-}
-
-int nx_filters_load_file(const char *file, int *val, bool *set)
-{
-	struct restore_ctx rc;
-	int r;
-
-	memset(&rc, 0, sizeof(rc));
-	r = nx_for_each_line(strcmp(file, "-") ? file : "/dev/stdin", restore_line, &rc);
-	if (r)
-		return nx_user_file_error(file, r);
-	if (rc.bad)
-		return NX_EUSAGE;
-	memcpy(val, rc.val, sizeof(rc.val));
-	memcpy(set, rc.set, sizeof(rc.set));
-	return NX_OK;
-}
-
 static int parse_assignments(int argc, char **argv, int *val, bool *set,
 			     bool *any, bool *named)
 {

@@ -152,6 +152,10 @@ const char *nx_write_cause(void);
 typedef int (*nx_line_fn)(void *priv, const char *line, size_t len, unsigned long lineno);
 /* stream @path line by line through @fn; returns 0 or -errno */
 int nx_for_each_line(const char *path, nx_line_fn fn, void *priv);
+/* util.c: fast formatting into @buf (at least 24 bytes); returns @buf */
+char *nx_fmt_u64(char *buf, uint64_t v);
+char *nx_fmt_s64(char *buf, int64_t v);
+char *nx_fmt_hex(char *buf, uint64_t v);
 /* the length of the valid UTF-8 sequence at @p (of @n bytes), 0 if none */
 size_t nx_utf8_len(const unsigned char *p, size_t n);
 double nx_now(void);
@@ -222,10 +226,6 @@ typedef bool (*nx_row_fn)(void *priv, size_t i, const char **cells);
  * encoding pass costs about 3 us per row).
  */
 int nx_table_emit(struct nx_table *t, FILE *out, size_t n, nx_row_fn fn, void *priv);
-/* fast formatting into @buf (at least 24 bytes); returns @buf */
-char *nx_fmt_u64(char *buf, uint64_t v);
-char *nx_fmt_s64(char *buf, int64_t v);
-char *nx_fmt_hex(char *buf, uint64_t v);
 /* "%.1f" of @pct; @buf at least 32 bytes */
 char *nx_fmt_pct(char *buf, double pct);
 /* a size cell: bytes with -b or -J, else K, M, G; @buf at least 32 bytes */
@@ -508,7 +508,6 @@ bool nx_counters_get(const struct nx_counters *c, const char *name, uint64_t *v)
 uint64_t nx_counters_sum(const struct nx_counters *c, const char *prefix);
 
 /* filter.c */
-int nx_filters_load_file(const char *file, int *val, bool *set);
 /* @only: NULL for all filters, else the ones to list */
 int nx_filter_table(struct nx_table *t, const struct nx_filters_state *st,
 		    const char *name, const bool *only, const char *cols);
@@ -518,12 +517,20 @@ void nx_status_doc(struct nx_doc *d, const struct nx_topo *topo, bool with_vmsta
 int nx_nodes_table(struct nx_table *t, const struct nx_topo *topo);
 
 /*
- * run.c: <sysroot>/run/numabctl.lock serialises filter changes.  While a
- * 'run' holds it, the file holds the values to restore, so a run that was
- * killed with SIGKILL is repaired by the next one.
+ * sysctl.c, for filter and run: a file of filter settings (filter --save's,
+ * sysctl.conf syntax; "-" standard input) read into @val where @set.
+ */
+int nx_filters_load_file(const char *file, int *val, bool *set);
+/*
+ * sysctl.c, for filter and run: <sysroot>/run/numabctl.lock serialises
+ * filter changes.  While a 'run' holds it, the file holds the values to
+ * restore, so a run that was killed with SIGKILL is repaired by the next
+ * one.
  */
 int nx_lock_filters(int *fd, bool wait);
 void nx_unlock_filters(int fd);
+/* the lock file's path, once nx_lock_filters() has opened it */
+const char *nx_lock_path(void);
 
 /* commands */
 int cmd_status(int argc, char **argv);

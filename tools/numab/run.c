@@ -5,60 +5,11 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "override.h"
-
-static char lock_path[4096];
-
-static int lock_open(void)
-{
-	char dir[4096];
-	int fd;
-
-	nx_path(dir, sizeof(dir), "/run");
-	if (mkdir(dir, 0755) && errno != EEXIST)
-		return -errno;
-	nx_path(lock_path, sizeof(lock_path), "/run/numabctl.lock");
-	fd = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-	return fd < 0 ? -errno : fd;
-}
-
-int nx_lock_filters(int *fdp, bool wait)
-{
-	int fd = lock_open();
-
-	*fdp = -1;
-	if (fd < 0)
-		return nx_file_error(lock_path[0] ? lock_path : "/run", fd);
-	if (flock(fd, LOCK_EX | (wait ? 0 : LOCK_NB))) {
-		char buf[64] = "";
-		ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
-
-		buf[n > 0 ? n : 0] = '\0';
-		buf[strcspn(buf, "\n")] = '\0';
-		nx_warn("%s: the filters are held by another 'numabctl run' (%s); "
-			"wait for it to finish ('numabctl filter --force' sets filters anyway)",
-			lock_path,
-			buf[0] == '#' ? buf + 2 : "pid unknown");
-		close(fd);
-		return NX_EBUSY;
-	}
-	*fdp = fd;
-	return NX_OK;
-}
-
-void nx_unlock_filters(int fd)
-{
-	if (fd < 0)
-		return;
-	if (ftruncate(fd, 0))
-		nx_warn("%s: cannot clear: %s", lock_path, strerror(errno));
-	close(fd);	/* releases the flock */
-}
 
 /* Values left by a run that died without restoring: put them back. */
 static int recover_stale(int fd)
@@ -70,13 +21,13 @@ static int recover_stale(int fd)
 
 	if (fstat(fd, &st) || st.st_size == 0)
 		return NX_OK;
-	r = nx_filters_load_file(lock_path, val, set);
+	r = nx_filters_load_file(nx_lock_path(), val, set);
 	for (int i = 0; i < NX_NFILTERS; i++)
 		any |= set[i];
 	if (r || !any)
 		return NX_OK;
 	nx_warn("%s: a previous run died without restoring the filters; "
-		"restoring them now", lock_path);
+		"restoring them now", nx_lock_path());
 	return nx_filters_write(val, set);
 }
 
@@ -91,7 +42,7 @@ static int record_saved(int fd, const struct nx_filters_state *old)
 					"kernel.numa_balancing_filter_%s = %d\n",
 					nx_filters[i].name, old->val[i]);
 	if (ftruncate(fd, 0) || pwrite(fd, buf, (size_t)off, 0) != off || fsync(fd))
-		return nx_file_error(lock_path, errno);
+		return nx_file_error(nx_lock_path(), errno);
 	return NX_OK;
 }
 
@@ -280,7 +231,7 @@ static int run_global(char **argv, int *val, const bool *set)
 	r = nx_filters_write(val, restore);
 	if (r)
 		nx_warn("could not restore the filters; the values to restore are in %s",
-			lock_path);
+			nx_lock_path());
 	else
 		nx_unlock_filters(lock);
 	set_handlers(SIG_DFL);

@@ -1,7 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
-/* kernel.numa_balancing and the numab filter sysctls */
+/*
+ * kernel.numa_balancing and the numab filter sysctls, the files of saved
+ * settings, and the lock that serialises their changes (filter, run)
+ */
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "numabctl.h"
 
@@ -218,4 +225,103 @@ int nx_filter_assign_error(const char *arg)
 	return nx_usage_error("invalid value '%s' for filter %s (%s)", eq ? eq + 1 : "",
 			      nx_filters[idx].name, nx_filters[idx].max == 2 ?
 			      "off|skip|tier or 0..2" : "off|on or 0..1");
+}
+
+struct restore_ctx {
+	int val[NX_NFILTERS];
+	bool set[NX_NFILTERS];
+	unsigned long bad;
+};
+
+static int restore_line(void *priv, const char *line, size_t len, unsigned long no)
+{
+	struct restore_ctx *rc = priv;
+	size_t i = 0;
+	int idx, val;
+
+	while (i < len && (line[i] == ' ' || line[i] == '\t'))
+		i++;
+	if (i == len || line[i] == '#' || line[i] == ';')
+		return 0;
+	if (nx_parse_filter_assign(line, len, &idx, &val)) {
+		nx_warn("line %lu: not a valid filter setting: %.*s", no, (int)len, line);
+		rc->bad++;
+		return 0;
+	}
+	rc->val[idx] = val;
+	rc->set[idx] = true;
+	return 0;
+}
+
+int nx_filters_load_file(const char *file, int *val, bool *set)
+{
+	struct restore_ctx rc;
+	int r;
+
+	memset(&rc, 0, sizeof(rc));
+	r = nx_for_each_line(strcmp(file, "-") ? file : "/dev/stdin", restore_line, &rc);
+	if (r)
+		return nx_user_file_error(file, r);
+	if (rc.bad)
+		return NX_EUSAGE;
+	memcpy(val, rc.val, sizeof(rc.val));
+	memcpy(set, rc.set, sizeof(rc.set));
+	return NX_OK;
+}
+
+/*
+ * <sysroot>/run/numabctl.lock serialises filter changes (filter, run);
+ * while a 'run' holds it, the file holds the values to restore
+ */
+static char lock_path[4096];
+
+const char *nx_lock_path(void)
+{
+	return lock_path;
+}
+
+static int lock_open(void)
+{
+	char dir[4096];
+	int fd;
+
+	nx_path(dir, sizeof(dir), "/run");
+	if (mkdir(dir, 0755) && errno != EEXIST)
+		return -errno;
+	nx_path(lock_path, sizeof(lock_path), "/run/numabctl.lock");
+	fd = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	return fd < 0 ? -errno : fd;
+}
+
+int nx_lock_filters(int *fdp, bool wait)
+{
+	int fd = lock_open();
+
+	*fdp = -1;
+	if (fd < 0)
+		return nx_file_error(lock_path[0] ? lock_path : "/run", fd);
+	if (flock(fd, LOCK_EX | (wait ? 0 : LOCK_NB))) {
+		char buf[64] = "";
+		ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+
+		buf[n > 0 ? n : 0] = '\0';
+		buf[strcspn(buf, "\n")] = '\0';
+		nx_warn("%s: the filters are held by another 'numabctl run' (%s); "
+			"wait for it to finish ('numabctl filter --force' sets filters anyway)",
+			lock_path,
+			buf[0] == '#' ? buf + 2 : "pid unknown");
+		close(fd);
+		return NX_EBUSY;
+	}
+	*fdp = fd;
+	return NX_OK;
+}
+
+void nx_unlock_filters(int fd)
+{
+	if (fd < 0)
+		return;
+	if (ftruncate(fd, 0))
+		nx_warn("%s: cannot clear: %s", lock_path, strerror(errno));
+	close(fd);	/* releases the flock */
 }

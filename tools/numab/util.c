@@ -312,6 +312,53 @@ int nx_parse_seconds(const char *s, double *sec)
 }
 
 /*
+ * Digits in 32 bits once the value fits: a 64-bit division by 10 is a
+ * 64x64->128 multiply, which QEMU TCG (the testbed) emulates slowly.
+ */
+char *nx_fmt_u64(char *buf, uint64_t v)
+{
+	char tmp[24];
+	size_t n = 0, i = 0;
+	uint32_t w;
+
+	while (v > UINT32_MAX) {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	}
+	w = (uint32_t)v;
+	do
+		tmp[n++] = (char)('0' + w % 10);
+	while ((w /= 10));
+	while (n)
+		buf[i++] = tmp[--n];
+	buf[i] = '\0';
+	return buf;
+}
+
+char *nx_fmt_s64(char *buf, int64_t v)
+{
+	if (v >= 0)
+		return nx_fmt_u64(buf, (uint64_t)v);
+	buf[0] = '-';
+	nx_fmt_u64(buf + 1, -(uint64_t)v);
+	return buf;
+}
+
+char *nx_fmt_hex(char *buf, uint64_t v)
+{
+	char tmp[24];
+	size_t n = 0, i = 0;
+
+	do
+		tmp[n++] = "0123456789abcdef"[v & 15];
+	while ((v >>= 4));
+	while (n)
+		buf[i++] = tmp[--n];
+	buf[i] = '\0';
+	return buf;
+}
+
+/*
  * "%.0f%c" / "%.1f%c" of @bytes in the largest unit it reaches (B, K, ...
  * E).  Below 2^53 the unit and a whole number of units are found with
  * integers (pages are whole Ks): floating point only for fractions.

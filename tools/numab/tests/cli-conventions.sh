@@ -254,3 +254,11 @@ t "export TID: the metrics of its process" eval 'rc 0 && has "^numab_process_mem
 nx "$FIX/per-process" filter --pid 4242; cp "$TMP/out" "$TMP/pf.4242"
 nx "$FIX/per-process" filter --pid 4250
 t "filter --pid TID: its process's overrides" eval 'rc 0 && cmp -s "$TMP/out" "$TMP/pf.4242" || { diag "$TMP/err"; false; }'
+
+# --- the sources: each shared piece has one owner ------------------------------
+if command -v python3 > /dev/null; then
+	python3 tests/deps.py > "$TMP/deps" 2>&1; drc=$?
+	t "sources: no two .c files use each other (dependencies go one way)" eval '[ $drc = 0 ] || { cat "$TMP/deps"; false; }'
+else
+	skip "sources: dependencies go one way" "python3 is not installed"
+fi
