@@ -395,7 +395,13 @@ sys.exit(0 if eval(sys.argv[2]) else 1)' "$TMP/out" "$1" 2> "$TMP/py" || { echo 
 nx "$R" vmas -J 4242
 t "vmas -J: a path that is not UTF-8 is valid JSON, each bad byte as \\xNN, UTF-8 kept" eval 'rc 0 && utf8json "d[\"vmas\"][0][\"name\"] == \"/usr/bin/tiered\\\\xff\\\\xc3-b\\u00e9nch\""'
 NUMABCTL_CHUNK=1 "$BIN" --sysroot "$R" vmas -J --json=compact 4242 > "$TMP/out" 2> "$TMP/err"; echo $? > "$TMP/rc"
-t "vmas -J=compact, streamed rows: valid UTF-8 JSON" eval 'rc 0 && utf8json "d[\"vmas\"][0][\"name\"].startswith(\"/usr/bin/tiered\\\\xff\")"'
+t "vmas --json=compact: valid UTF-8 JSON" eval 'rc 0 && utf8json "d[\"vmas\"][0][\"name\"].startswith(\"/usr/bin/tiered\\\\xff\")"'
+# 400 VMAs: the rows after the first ones are streamed, not json-c's
+awk 'BEGIN { for (i = 0; i < 400; i++) { s = 4294967296 + i * 8192
+	printf "%x-%x r--p 00000000 fe:01 %d /lib/x%s%d\n", s, s + 4096, 1000 + i, i % 2 ? "\377" : "", i } }' > "$R/proc/4242/maps"
+sed 's/-[0-9a-f]* r--p 00000000 fe:01 [0-9]* / default file=/; s/$/ mapped=1 N0=1 kernelpagesize_kB=4/' "$R/proc/4242/maps" > "$R/proc/4242/numa_maps"
+nx "$R" vmas -J --backend none 4242
+t "vmas -J of 400 VMAs, streamed rows: valid UTF-8 JSON, the last name escaped" eval 'rc 0 && utf8json "len(d[\"vmas\"]) == 400 and d[\"vmas\"][399][\"name\"] == \"/lib/x\\\\xff399\""'
 nx "$R" report 4242 -d 0 --no-trace -J
 t "report -J: comm and path that are not UTF-8 are valid JSON" eval 'rc 0 && utf8json "{r[\"key\"]: r[\"value\"] for r in d[\"report\"]}[\"comm\"] == \"tiered\\\\xffbench\\u0001\""'
 nx "$R" watch 4242 -i 0.05 -n 1 -J
