@@ -463,6 +463,21 @@ static int keep_owner(int fd, const struct stat *old)
 	return -errno;
 }
 
+/*
+ * A new temporary file beside @path, its name in @tmp (@n bytes): the file
+ * descriptor, or -errno. Clears the cause a failed write reports.
+ */
+static int temp_beside(const char *path, char *tmp, size_t n)
+{
+	int fd;
+
+	write_cause[0] = '\0';
+	if (snprintf(tmp, n, "%s.XXXXXX", path) >= (int)n)
+		return -ENAMETOOLONG;
+	fd = mkstemp(tmp);
+	return fd < 0 ? -errno : fd;
+}
+
 int nx_write_atomic(const char *path, const char *data, size_t len)
 {
 	char tmp[4096];
@@ -471,12 +486,9 @@ int nx_write_atomic(const char *path, const char *data, size_t len)
 	mode_t mask;
 	int fd, e;
 
-	write_cause[0] = '\0';
-	if (snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path) >= (int)sizeof(tmp))
-		return -ENAMETOOLONG;
-	fd = mkstemp(tmp);
+	fd = temp_beside(path, tmp, sizeof(tmp));
 	if (fd < 0)
-		return -errno;
+		return fd;
 	mask = umask(0);
 	umask(mask);
 	e = write_all(fd, data, len);
@@ -550,12 +562,9 @@ static int probe_atomic(const char *path, const struct stat *old)
 	char tmp[4096];
 	int fd, e = 0;
 
-	write_cause[0] = '\0';
-	if (snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path) >= (int)sizeof(tmp))
-		return -ENAMETOOLONG;
-	fd = mkstemp(tmp);
+	fd = temp_beside(path, tmp, sizeof(tmp));
 	if (fd < 0)
-		return -errno;
+		return fd;
 	if (old)
 		e = keep_owner(fd, old);
 	close(fd);
