@@ -48,7 +48,7 @@ t "filter --default restores 2 2 1 1 2 0" $([ "$v" = "2 2 1 1 2 0" ]; echo $?) "
 during=$(numabctl run --legacy -- sh -c "cat /proc/self/numa_filters; cat ${F}pid"); rc=$?
 v=$(vals)
 t "run --legacy: the command has the legacy filters as its own overrides" \
-	$([ $rc = 0 ] && echo "$during" | grep -qx "pid=1 shared_ro=1 scan_delay=1 shared_folio=1 cpuset=0 promo_slowdown=1"; echo $?) "rc=$rc during=$during"
+	$([ $rc = 0 ] && echo "$during" | grep -qx "pid=1 shared_ro=1 scan_delay=1 shared_folio=1 cpuset=0:priv promo_slowdown=1"; echo $?) "rc=$rc during=$during"
 t "run --legacy: the sysctls stay at the defaults, during and after" \
 	$(echo "$during" | tail -1 | grep -qx 2 && [ "$v" = "2 2 1 1 2 0" ]; echo $?) "during=$during values=$v"
 

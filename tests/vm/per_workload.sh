@@ -47,7 +47,7 @@ sp=$!
 numabctl filter --pid $sp pid=1 cpuset=0 >/dev/null; rc=$?
 got=$(cat /proc/$sp/numa_filters)
 t "filter --pid sets another process's overrides" \
-	$([ $rc = 0 ] && [ "$got" = "pid=1 shared_ro=inherit scan_delay=inherit shared_folio=inherit cpuset=0 promo_slowdown=inherit" ]; echo $?) "rc=$rc got=$got"
+	$([ $rc = 0 ] && [ "$got" = "pid=1 shared_ro=inherit scan_delay=inherit shared_folio=inherit cpuset=0:priv promo_slowdown=inherit" ]; echo $?) "rc=$rc got=$got"
 out=$(numabctl filter --pid $sp pid=7 2>&1); rc=$?
 got=$(cat /proc/$sp/numa_filters)
 t "filter --pid PID pid=7 fails and changes nothing" \

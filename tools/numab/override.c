@@ -301,7 +301,8 @@ enum { PC_NAME, PC_OVERRIDE, PC_VALUE, PC_SETTING, PC_SOURCE, PC_SYSTEM, PC_SYSC
 const struct nx_colspec nx_pf_cols[] = {
 	[PC_NAME] = { "NAME", 10, 0, SCOLS_JSON_STRING, "filter name" },
 	[PC_OVERRIDE] = { "OVERRIDE", 7, 0, SCOLS_JSON_STRING,
-			  "the process's override: inherit, off, skip, tier, on" },
+			  "the process's override: inherit, off, skip, tier, on; "
+			  ":priv after a privileged one (it holds whatever the sysctl)" },
 	[PC_VALUE] = { "VALUE", 3, SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER,
 		       "effective value: the override, else the sysctl" },
 	[PC_SETTING] = { "SETTING", 4, 0, SCOLS_JSON_STRING, "effective value's name" },
@@ -335,15 +336,20 @@ int nx_pf_show(pid_t pid, const bool *only)
 		return NX_EUSAGE;
 	for (int k = 0; k < NX_NFILTERS; k++) {
 		int i = kernel_order[k], ov = pf.val[i];
-		bool have = pf.have & (1u << i);
-		int eff = have && ov != NX_FILTER_INHERIT ? ov : sys.val[i];
+		bool have = pf.have & (1u << i), priv = pf.priv & (1u << i);
+		/* a plain override gives way to a stricter sysctl */
+		bool applies = have && ov != NX_FILTER_INHERIT &&
+			       (priv || sys.val[i] < 0 ||
+				nx_filter_rank(i, ov) >= nx_filter_rank(i, sys.val[i]));
+		int eff = applies ? ov : sys.val[i];
 		struct libscols_line *ln;
 
 		if (only && !only[i])
 			continue;
 		ln = nx_table_line(&t);
 		nx_table_set(&t, ln, PC_NAME, "%s", nx_filters[i].name);
-		nx_table_set(&t, ln, PC_OVERRIDE, "%s", have ? nx_pf_value_name(i, ov) : "absent");
+		nx_table_set(&t, ln, PC_OVERRIDE, "%s%s", have ? nx_pf_value_name(i, ov) : "absent",
+			     priv ? ":priv" : "");
 		if (eff >= 0) {
 			nx_table_set(&t, ln, PC_VALUE, "%d", eff);
 			nx_table_set(&t, ln, PC_SETTING, "%s", nx_filter_value_name(i, eff));
@@ -352,7 +358,7 @@ int nx_pf_show(pid_t pid, const bool *only)
 			nx_table_set(&t, ln, PC_SETTING, "unknown");
 		}
 		nx_table_set(&t, ln, PC_SOURCE, "%s", !have ? "unknown" :
-			     ov != NX_FILTER_INHERIT ? "process" : "system");
+			     applies ? "process" : "system");
 		if (sys.val[i] >= 0)
 			nx_table_set(&t, ln, PC_SYSTEM, "%d", sys.val[i]);
 		else
@@ -400,9 +406,10 @@ static bool overrides_of(const struct nx_proc_filters *pf, char *buf, size_t sz)
 		if (!(pf->have & (1u << i)) || pf->val[i] == NX_FILTER_INHERIT)
 			continue;
 		if (off < sz)
-			off += (size_t)snprintf(buf + off, sz - off, "%s%s=%s", off ? "," : "",
+			off += (size_t)snprintf(buf + off, sz - off, "%s%s=%s%s", off ? "," : "",
 						nx_filters[i].name,
-						nx_filter_value_name(i, pf->val[i]));
+						nx_filter_value_name(i, pf->val[i]),
+						pf->priv & (1u << i) ? ":priv" : "");
 	}
 	return off > 0;
 }

@@ -591,12 +591,19 @@ int nx_parse_numa_filters_line(const char *line, size_t len, struct nx_proc_filt
 		idx = plain_filter_index(kv.key.p, kv.key.n);
 		if (idx < 0)
 			continue;	/* a filter of a newer kernel */
-		if (SPAN_IS(kv.val, "inherit"))
+		if (SPAN_IS(kv.val, "inherit")) {
 			pf->val[idx] = NX_FILTER_INHERIT;
-		else if (filter_num(kv.val.p, kv.val.n, &v))
-			return -1;
-		else
+		} else {
+			size_t n = kv.val.n;
+
+			if (n > 5 && !memcmp(kv.val.p + n - 5, ":priv", 5)) {
+				n -= 5;
+				pf->priv |= 1u << idx;
+			}
+			if (filter_num(kv.val.p, n, &v))
+				return -1;
 			pf->val[idx] = (int)v;
+		}
 		pf->have |= 1u << idx;
 	}
 	return 0;

@@ -191,13 +191,16 @@ const char *nx_filter_value_name(int idx, int val);
 
 /*
  * /proc/<pid>/numa_filters: "pid=V shared_ro=V ..." with V
- * "inherit" (NX_FILTER_INHERIT) or a decimal; unknown names are ignored,
- * an empty line (a kernel thread) gives have == 0.
+ * "inherit" (NX_FILTER_INHERIT), a decimal, or a decimal and ":priv" (a
+ * privileged override, set with CAP_SYS_NICE: it holds whatever the
+ * sysctl); unknown names are ignored, an empty line (a kernel thread)
+ * gives have == 0.
  */
 #define NX_FILTER_INHERIT (-1)
 struct nx_proc_filters {
 	int val[NX_NFILTERS];	/* NX_FILTER_INHERIT or the override */
 	unsigned int have;	/* bit i: filter i was on the line */
+	unsigned int priv;	/* bit i: filter i's override is privileged */
 };
 int nx_parse_numa_filters_line(const char *line, size_t len, struct nx_proc_filters *pf);
 

@@ -289,7 +289,7 @@ t "filter --pid: golden (override, effective value, source, sysctl)" eval 'rc 0 
 nx "$PP" filter --pid 4242 -J
 t "filter --pid -J: golden" eval 'rc 0 && golden filter-pid.json'
 nx "$PP" filter -p 4242 cpuset -r -n -o NAME,OVERRIDE,VALUE,SOURCE,SYSTEM
-t "filter --pid PID NAME: that filter only" eval 'rc 0 && lines 1 && has "^cpuset off 0 process 1$"'
+t "filter --pid PID NAME: that filter only" eval 'rc 0 && lines 1 && has "^cpuset off:priv 0 process 1$"'
 R=$(copy per-process)
 nx "$R" filter --pid 4242 pid=inherit cpuset=on shared_folio=tier -r -n -o NAME,OVERRIDE,SOURCE
 t "filter --pid set: writes the named filters in the kernel's order, sysctls untouched" eval 'rc 0 && pf_is "$R" 4242 "pid=inherit shared_folio=2 cpuset=1" && sysctl_is "$R" pid 2 && sysctl_is "$R" cpuset 1 && has "^cpuset on process$" && has "^pid inherit system$" && [ ! -e "$R/run/numabctl.lock" ]'
@@ -322,13 +322,13 @@ t "filter --pid set on a kernel without numa_filters: exit 7, nothing created" e
 R=$(copy per-process); chmod 644 "$R/proc/4242/numa_filters"
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null && setpriv --reuid=65534 --regid=65534 --clear-groups test -x "$BIN" 2>/dev/null && setpriv --reuid=65534 --regid=65534 --clear-groups test -r "$R/proc/4242/maps" 2>/dev/null; then
 	setpriv --reuid=65534 --regid=65534 --clear-groups "$BIN" --sysroot "$R" filter --pid 4242 pid=1 > "$TMP/out" 2> "$TMP/err"; echo $? > "$TMP/rc"
-	t "filter --pid set on another user's process: exit 3, says run as root / ptrace" eval 'rc 3 && has "not yours" err && has "run as root" err && pf_is "$R" 4242 "pid=1 shared_ro=inherit scan_delay=inherit shared_folio=inherit cpuset=0 promo_slowdown=inherit"'
+	t "filter --pid set on another user's process: exit 3, says run as root / ptrace" eval 'rc 3 && has "not yours" err && has "run as root" err && pf_is "$R" 4242 "pid=1 shared_ro=inherit scan_delay=inherit shared_folio=inherit cpuset=0:priv promo_slowdown=inherit"'
 	chmod 600 "$R/proc/4242/numa_filters"
 	setpriv --reuid=65534 --regid=65534 --clear-groups "$BIN" --sysroot "$R" filter --pid 4242 > "$TMP/out" 2> "$TMP/err"; echo $? > "$TMP/rc"
 	t "filter --pid show of an unreadable process: exit 3, says ptrace" eval 'rc 3 && has "ptrace" err'
 	chmod 644 "$R/proc/4242/numa_filters"; chmod 600 "$R/proc/4244/numa_filters"
 	setpriv --reuid=65534 --regid=65534 --clear-groups "$BIN" --sysroot "$R" status -r > "$TMP/out" 2> "$TMP/err"; echo $? > "$TMP/rc"
-	t "status as another user: unreadable numa_filters counted, not reported one by one" eval 'rc 0 && has "^process_overrides 1$" && has "^process_overrides_unreadable 1$" && hasnt 4244 err && has "^4242 tiered-bench pid=skip,cpuset=off$" && hasnt "^4244 "'
+	t "status as another user: unreadable numa_filters counted, not reported one by one" eval 'rc 0 && has "^process_overrides 1$" && has "^process_overrides_unreadable 1$" && hasnt 4244 err && has "^4242 tiered-bench pid=skip,cpuset=off:priv$" && hasnt "^4244 "'
 else
 	skip "filter --pid on another user's process: exit 3" "needs root and setpriv to become nobody"
 	skip "filter --pid show of an unreadable process: exit 3" "needs root and setpriv"
@@ -409,7 +409,7 @@ t "vmas: a filter missing from the mm line or an unknown source is unknown, not 
 
 # status and report list the overrides
 nx "$PP" status -r
-t "status: numa_filters supported, processes with overrides listed (kernel thread, gone and all-inherit ones not)" eval 'rc 0 && has "^numa_filters yes$" && has "^process_overrides 2$" && hasnt unreadable && has "^4242 tiered-bench pid=skip,cpuset=off$" && has "^4244 batch-job shared_ro=skip$" && hasnt "^4245 " && hasnt "^2 kthreadd" && lines 0 err'
+t "status: numa_filters supported, processes with overrides listed (kernel thread, gone and all-inherit ones not)" eval 'rc 0 && has "^numa_filters yes$" && has "^process_overrides 2$" && hasnt unreadable && has "^4242 tiered-bench pid=skip,cpuset=off:priv$" && has "^4244 batch-job shared_ro=skip$" && hasnt "^4245 " && hasnt "^2 kthreadd" && lines 0 err'
 nx "$P" status -r
 t "status on a kernel without numa_filters: says so, no list" eval 'rc 0 && has "^numa_filters no$" && hasnt process_overrides'
 nx "$PP" report 4242 -d 0 --no-trace

@@ -877,6 +877,13 @@ static void test_override(void)
 	    "numa_filters: unknown names ignored, missing ones not had");
 	tap(nx_parse_numa_filters_line("", 0, &pf) == 0 && pf.have == 0,
 	    "numa_filters: empty line (kernel thread): nothing had");
+	tap(nx_parse_numa_filters_line(L("pid=0:priv shared_ro=inherit cpuset=1"), &pf) == 0 &&
+	    pf.have == ((1u << 0) | (1u << 1) | (1u << 3)) && pf.val[0] == 0 &&
+	    pf.priv == 1u, "numa_filters: a privileged override (:priv) read as its value");
+	tap(nx_parse_numa_filters_line(L("pid=:priv"), &pf) == -1 &&
+	    nx_parse_numa_filters_line(L("pid=1:pri"), &pf) == -1 &&
+	    nx_parse_numa_filters_line(L("pid=inherit:priv"), &pf) == -1,
+	    "numa_filters: :priv without a value, a bad suffix rejected");
 	tap(nx_parse_numa_filters_line(L("pid=x"), &pf) == -1 &&
 	    nx_parse_numa_filters_line(L("pid"), &pf) == -1 &&
 	    nx_parse_numa_filters_line(L("pid=256"), &pf) == -1 &&
