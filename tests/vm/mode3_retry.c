@@ -55,6 +55,7 @@
 #define STACK_KB	64
 #define BACK_S		5.0
 #define COST_RATIO	1.5
+#define TIME_RATIO	3.0
 #define WARM_SEQ	3
 #define RESULT_FILE	"/tmp/numab-mode3-retry.legacy"
 
@@ -289,8 +290,8 @@ TEST_F_TIMEOUT(m3, half_on_each_tier, 300)
 	ASSERT_EQ(nt_placement_strided(self->V, half, 1, half, self->pagesz, &pl), 0);
 	ASSERT_EQ(nt_placement(self->V, self->v_pages, self->pagesz, &all), 0);
 	if (sc.profiler)
-		snprintf(cpu, sizeof(cpu), "task_numa_work() %.1f ms in %lld calls",
-			 sc.scan_ms, sc.calls);
+		snprintf(cpu, sizeof(cpu), "task_numa_work() %.1f ms in %lld calls, system time %.1f ms",
+			 sc.scan_ms, sc.calls, sc.stime_ms);
 	else
 		snprintf(cpu, sizeof(cpu), "no function profiler, system time %.1f ms",
 			 sc.stime_ms);
@@ -313,15 +314,17 @@ TEST_F_TIMEOUT(m3, half_on_each_tier, 300)
 	if (variant->legacy) {
 		f = fopen(RESULT_FILE, "w");
 		if (f) {
-			fprintf(f, "%lld\n", d.pte_updates);
+			fprintf(f, "%lld %.3f\n", d.pte_updates,
+				sc.profiler ? sc.scan_ms : -1.0);
 			fclose(f);
 		}
 	} else if (variant->mode == 3) {
 		long long legacy_pte = -1;
+		double legacy_ms = -1;
 
 		f = fopen(RESULT_FILE, "r");
 		if (f) {
-			if (fscanf(f, "%lld", &legacy_pte) != 1)
+			if (fscanf(f, "%lld %lf", &legacy_pte, &legacy_ms) != 2)
 				legacy_pte = -1;
 			fclose(f);
 			unlink(RESULT_FILE);
@@ -335,6 +338,13 @@ TEST_F_TIMEOUT(m3, half_on_each_tier, 300)
 		       d.pte_updates, legacy_pte);
 		EXPECT_LE(d.pte_updates, COST_RATIO * legacy_pte) {
 			TH_LOG("mode 3 with the series' defaults costs more PTE updates than stock's PID filter");
+		}
+		if (sc.profiler && legacy_ms > 0) {
+			TH_LOG("m3 task_numa_work() time %.2f times m3_legacy's (%.1f / %.1f ms)",
+			       sc.scan_ms / legacy_ms, sc.scan_ms, legacy_ms);
+			EXPECT_LE(sc.scan_ms, TIME_RATIO * legacy_ms) {
+				TH_LOG("mode 3 with the series' defaults spends more time in task_numa_work() than the bound");
+			}
 		}
 	}
 }
