@@ -171,7 +171,8 @@ FIXTURE_SETUP(m3)
 	ASSERT_EQ(pipe(self->pipefd), 0);
 	self->sleepers = calloc(self->nsleepers, sizeof(*self->sleepers));
 	ASSERT_NE(self->sleepers, NULL);
-	for (int i = 0; i < self->nsleepers; i++) {
+	for (int i = 0, n = self->nsleepers; i < n; i++) {
+		self->nsleepers = i;
 		pthread_attr_init(&attr);
 		pthread_attr_setstack(&attr, self->stacks + i * stk, stk);
 		ASSERT_EQ(pthread_create(&self->sleepers[i], &attr, sleeper_fn,
@@ -206,7 +207,8 @@ FIXTURE_TEARDOWN(m3)
 	if (self->A != MAP_FAILED)
 		munmap(self->A, A_MB * NW_MB);
 	if (self->stacks != MAP_FAILED)
-		munmap(self->stacks, (STACK_KB << 10) * (size_t)self->nsleepers);
+		munmap(self->stacks, (STACK_KB << 10) *
+		       (size_t)nw_env_long("MODE3_SLEEPERS", 128));
 	nt_tunables_set(&self->saved);
 	nt_filters_set(&self->filters);
 }
@@ -258,8 +260,13 @@ TEST_F_TIMEOUT(m3, half_on_each_tier, 300)
 	}
 
 	/* the upper half of V to the slow tier */
-	ASSERT_EQ(nt_move_strided(self->V, half, 1, half, self->pagesz, 1), 0);
-	ASSERT_EQ(nt_placement_strided(self->V, half, 1, half, self->pagesz, &pl), 0);
+	/* a page in a hinting fault's migration at that moment stays: again */
+	for (int tries = 0; tries < 10; tries++) {
+		ASSERT_GE(nt_move_strided(self->V, half, 1, half, self->pagesz, 1), 0);
+		ASSERT_EQ(nt_placement_strided(self->V, half, 1, half, self->pagesz, &pl), 0);
+		if (pl.node[1] == half)
+			break;
+	}
 	ASSERT_EQ(pl.node[1], half);
 
 	have_vmas = vstat_read(self->V, &s0) == 0;
