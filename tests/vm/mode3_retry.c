@@ -42,7 +42,8 @@
  * times m3_legacy's. BACK_S (5) and COST_RATIO (1.5) are above the
  * largest of those by the spread of the runs and more.
  *
- * Environment knobs: MODE3_SLEEPERS [128], MODE3_WINDOW_S [15].
+ * Environment knobs: MODE3_SLEEPERS [128], MODE3_WINDOW_S [15], MODE3_DUMP
+ * [0] (1: print /proc/self/numa_vmas at the end of each variant).
  */
 #include "../lib/numab_test.h"
 #include "../lib/numab_work.h"
@@ -312,6 +313,14 @@ TEST_F_TIMEOUT(m3, half_on_each_tier, 300)
 	       s1.scans - s0.scans, s1.promo_scans - s0.promo_scans,
 	       s1.skip_pid - s0.skip_pid, s1.pte_updates - s0.pte_updates,
 	       have_vmas ? "" : " (no numa_vmas: stock)", cpu, self->w.sweeps);
+
+	if (have_vmas && nw_env_long("MODE3_DUMP", 0)) {
+		char *all = nv_read_pid(0, 0);
+
+		TH_LOG("numa_vmas (V %p, A %p, stacks %p):\n%s", self->V, self->A,
+		       self->stacks, all ? all : "?");
+		free(all);
+	}
 
 	EXPECT_GE(back, 0) {
 		TH_LOG("%s: the moved half is not 95%% back on node 0 after %.0f s (%ld/%ld)",
