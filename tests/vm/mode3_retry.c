@@ -33,14 +33,32 @@
  * (function profiler; the process's system time without it).
  *
  * Assertions: in every variant 95% of the moved half is back on node 0
- * within BACK_S seconds; m3 writes no more than COST_RATIO times the PTE
- * updates of m3_legacy in the same boot (numa_pte_updates over the
- * window, when m3_legacy ran first). Measured (3 boots, QEMU TCG, 2
- * vCPUs), see the RESULT lines and Documentation/scan-filters.rst:
- * back within 0.6 to 1.1 s (m3_legacy), 0.6 to 1.1 s (m3), 0.6 to 1.1 s
- * (m2), stock in mode 3 as m3_legacy; m3's PTE updates 1.00 to 1.06
- * times m3_legacy's. BACK_S (5) and COST_RATIO (1.5) are above the
- * largest of those by the spread of the runs and more.
+ * within BACK_S seconds and pgpromote_success covers it; in mode 3
+ * numa_pte_updates stays under PTE_SEQ_MAX a scan sequence; with the
+ * series (numa_vmas), V's PTE updates are at most its full scans times
+ * its pages plus the moved half: its promotion-only walks mark the slow
+ * half and nothing on node 0.
+ *
+ * Measured, 128 sleepers, 15 s windows (QEMU TCG, 2 vCPUs; 3 boots of
+ * the test kernel, 3 of stock 6.12 with --variant stock):
+ *                     back after    PTE updates a sequence
+ *   m3_legacy         0.4-0.8 s     1518-4333
+ *   m3 (series)       0.4-1.2 s     1519-4134
+ *   stock_m3          1.0-2.2 s     1746-3346
+ *   m2 (series)       0.2-0.4 s     29-31 (promotion-only marks only)
+ *   stock_m2          0.8-1.1 s     315-341
+ * PTE updates and sequences are bimodal in every mode 3 configuration:
+ * the retry starts where the pass left the scan offset, and a full VMA
+ * above V that the pass found already scanned in the sequence moves the
+ * offset past V (seq_completed), so whether V gets its forced full scan
+ * depends on the order the passes met the VMAs in; in the low runs V had
+ * 3 or 4 full scans in the window, in the others 18 to 28 (numa_vmas,
+ * MODE3_DUMP). For the same reason the m3/m3_legacy ratio in one boot
+ * ranged 0.35 to 2.72 and is reported, not asserted. BACK_S (5 s) is
+ * over twice the slowest (stock, 2.2 s); PTE_SEQ_MAX (6500) is 1.5 times
+ * the largest mode 3 figure with legacy filters or stock (4333); the
+ * per-VMA bound holds exactly (m3: V's updates were at most its full
+ * scans times 8192 plus 4096 in each run).
  *
  * Environment knobs: MODE3_SLEEPERS [128], MODE3_WINDOW_S [15], MODE3_DUMP
  * [0] (1: print /proc/self/numa_vmas at the end of each variant).
@@ -55,7 +73,7 @@
 #define WORKER_MS	200
 #define STACK_KB	64
 #define BACK_S		5.0
-#define COST_RATIO	1.5
+#define PTE_SEQ_MAX	6500
 #define WARM_SEQ	3
 #define RESULT_FILE	"/tmp/numab-mode3-retry.legacy"
 
@@ -328,6 +346,21 @@ TEST_F_TIMEOUT(m3, half_on_each_tier, 300)
 	}
 	EXPECT_LE(back, BACK_S);
 	EXPECT_GE(d.promote_success, want);
+	if (variant->mode == 3) {
+		EXPECT_LE(pte_seq, PTE_SEQ_MAX) {
+			TH_LOG("%s: %.0f PTE updates a scan sequence, above the bound %d",
+			       variant->name, pte_seq, PTE_SEQ_MAX);
+		}
+	}
+	/* the promotion-only walks of V mark the moved half and nothing more */
+	if (have_vmas && !variant->legacy) {
+		EXPECT_LE(s1.pte_updates - s0.pte_updates,
+			  (s1.scans - s0.scans) * self->v_pages + half) {
+			TH_LOG("%s: V took %lld PTE updates in %lld full scans: its promotion-only walks marked more than the %ld pages moved to node 1",
+			       variant->name, s1.pte_updates - s0.pte_updates,
+			       s1.scans - s0.scans, half);
+		}
+	}
 
 	if (variant->legacy) {
 		f = fopen(RESULT_FILE, "w");
@@ -350,12 +383,9 @@ TEST_F_TIMEOUT(m3, half_on_each_tier, 300)
 			TH_LOG("no m3_legacy run in this boot: cost not compared");
 			return;
 		}
+		/* reported, not asserted: both are bimodal, see the top */
 		TH_LOG("m3 numa_pte_updates per scan sequence %.2f times m3_legacy's (%.0f / %.0f)",
 		       legacy_pte > 0 ? pte_seq / legacy_pte : 0.0, pte_seq, legacy_pte);
-		EXPECT_LE(pte_seq, COST_RATIO * legacy_pte) {
-			TH_LOG("mode 3 with the series' defaults marks more per scan sequence than stock's PID filter");
-		}
-		/* reported, not asserted: it varied 4 times over between boots */
 		if (sc.profiler && legacy_ms > 0)
 			TH_LOG("m3 task_numa_work() time per scan sequence %.2f times m3_legacy's (%.2f / %.2f ms)",
 			       sc.scan_ms / (seq - seq0) / legacy_ms,
