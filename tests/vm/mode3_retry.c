@@ -39,14 +39,15 @@
  * its pages plus the moved half: its promotion-only walks mark the slow
  * half and nothing on node 0.
  *
- * Measured, 128 sleepers, 15 s windows (QEMU TCG, 2 vCPUs; 3 boots of
- * the test kernel, 3 of stock 6.12 with --variant stock):
+ * Measured, 128 sleepers, 15 s windows (QEMU TCG, 2 vCPUs; 4 boots of
+ * the test kernel, 4 of stock 6.12 with --variant stock):
  *                     back after    PTE updates a sequence
  *   m3_legacy         0.4-0.8 s     1518-4333
  *   m3 (series)       0.4-1.2 s     1519-4134
- *   stock_m3          1.0-2.2 s     1746-3346
+ *   stock_m3          0.4-2.2 s     1746-4051
  *   m2 (series)       0.2-0.4 s     29-31 (promotion-only marks only)
  *   stock_m2          0.8-1.1 s     315-341
+ * task_numa_work(): 1.68-6.79 ms a sequence (m3), 1.13-5.84 (m3_legacy).
  * PTE updates and sequences are bimodal in every mode 3 configuration:
  * the retry starts where the pass left the scan offset, and a full VMA
  * above V that the pass found already scanned in the sequence moves the
