@@ -53,8 +53,10 @@
  * above V that the pass found already scanned in the sequence moves the
  * offset past V (seq_completed), so whether V gets its forced full scan
  * depends on the order the passes met the VMAs in; in the low runs V had
- * 3 or 4 full scans in the window, in the others 18 to 28 (numa_vmas,
- * MODE3_DUMP). For the same reason the m3/m3_legacy ratio in one boot
+ * 3 or 4 full scans in the window, in the others 18 to 28. (The reason
+ * is read off one MODE3_DUMP boot, not traced: V's prev_seq stopped at
+ * sequence 38 of 76 legacy and 43 of 84 with the defaults, and every
+ * pass ended with the scan offset at the bottom, below V.) For the same reason the m3/m3_legacy ratio in one boot
  * ranged 0.35 to 2.72 and is reported, not asserted. BACK_S (5 s) is
  * over twice the slowest (stock, 2.2 s); PTE_SEQ_MAX (6500) is 1.5 times
  * the largest mode 3 figure with legacy filters or stock (4333); the
