@@ -44,9 +44,9 @@
  *                     back after    PTE updates a sequence
  *   m3_legacy         0.4-0.8 s     1518-4333
  *   m3 (series)       0.4-1.2 s     1519-4134
- *   stock_m3          0.4-2.2 s     1746-4051
+ *   stock_m3          0.4-2.2 s     1746-4527
  *   m2 (series)       0.2-0.4 s     29-31 (promotion-only marks only)
- *   stock_m2          0.8-1.1 s     315-341
+ *   stock_m2          0.8-1.4 s     315-341
  * task_numa_work(): 1.68-6.79 ms a sequence (m3), 1.13-5.84 (m3_legacy).
  * PTE updates and sequences are bimodal in every mode 3 configuration:
  * the retry starts where the pass left the scan offset, and a full VMA
@@ -58,8 +58,8 @@
  * sequence 38 of 76 legacy and 43 of 84 with the defaults, and every
  * pass ended with the scan offset at the bottom, below V.) For the same reason the m3/m3_legacy ratio in one boot
  * ranged 0.35 to 2.72 and is reported, not asserted. BACK_S (5 s) is
- * over twice the slowest (stock, 2.2 s); PTE_SEQ_MAX (6500) is 1.5 times
- * the largest mode 3 figure with legacy filters or stock (4333); the
+ * over twice the slowest (stock, 2.2 s); PTE_SEQ_MAX (6500) is 1.44 times
+ * the largest mode 3 figure with legacy filters or stock (4527, stock); the
  * per-VMA bound holds exactly (m3: V's updates were at most its full
  * scans times 8192 plus 4096 in each run).
  *
