@@ -381,6 +381,11 @@ int nx_slow_causes(const struct nx_vmlist *l, struct nx_cause **causes, size_t *
  */
 const char *nx_cause_text(const char *verdict, const char *holder);
 /*
+ * report.c: why the scan state of @l does not tell thread @tid's scan
+ * period, in words for report's scan pace (into @buf)
+ */
+void nx_pace_period_unknown(const struct nx_vmlist *l, long tid, char *buf, size_t sz);
+/*
  * pages.c: when @l's process has shared copy-on-write folios skipped
  * (stock 6.12, shared_folio=skip), sample the private VMAs with slow-tier
  * memory (NX_PAGE_SAMPLE pages each, of the NX_PAGE_VMAS with the most

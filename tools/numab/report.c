@@ -408,6 +408,13 @@ static void no_next_text(const struct nx_vmlist *l, char *buf, size_t sz)
 			 "began)");
 }
 
+void nx_pace_period_unknown(const struct nx_vmlist *l, long tid, char *buf, size_t sz)
+{
+	(void)l;
+	(void)tid;
+	snprintf(buf, sz, "numa_vmas does not give a thread's scan period");
+}
+
 /* a. a long scan period, and whether promotions may have lengthened it */
 static void cause_period(const struct report *rp, const struct nx_vmlist *l, struct pace *p)
 {
@@ -447,9 +454,10 @@ static void cause_period(const struct report *rp, const struct nx_vmlist *l, str
 			 "overdue at its end) and no thread started one although the busiest ran "
 			 "%ld ms of CPU: the period is longer than that", -p->next1, p->ran);
 	} else {
+		nx_pace_period_unknown(l, p->task_tid, ev, sizeof(ev));
 		snprintf(w, sz, "unknown: the next scan window is due (%lld ms overdue), which does "
-			 "not show how long the period is (numa_vmas does not give it; a report "
-			 "while a window is ahead does); %s", -next, fix);
+			 "not show how long the period is (%s; a report while a window is ahead "
+			 "does); %s", -next, ev, fix);
 		return;
 	}
 	if (per < big && !p->task_ms && next <= 0) {
@@ -482,7 +490,7 @@ static void cause_pacing(const struct nx_vmlist *l, struct pace *p)
 {
 	bool exact = p->task_ms && p->ran_tid == p->task_tid;
 	long long per = exact ? p->task_ms : p->at_least;
-	char *w = p->why_pacing;
+	char *w = p->why_pacing, gap[160];
 	size_t sz = sizeof(p->why_pacing);
 
 	p->c_pacing = -1;
@@ -538,11 +546,11 @@ static void cause_pacing(const struct nx_vmlist *l, struct pace *p)
 			 "at most the ceiling, ", exact ? per : p->ceiling);
 		return;
 	}
+	nx_pace_period_unknown(l, p->ran_tid, gap, sizeof(gap));
 	snprintf(w, sz, "unknown: the window is due (%lld ms overdue) and the busiest thread "
 		 "(%ld) ran %ld ms of CPU in the interval, more than the period's lower bound "
 		 "(%lld ms) but less than its ceiling (%lld ms): whether that is a whole period "
-		 "is unknown (numa_vmas does not give a thread's scan period)", -p->next1,
-		 p->ran_tid, p->ran, per, p->ceiling);
+		 "is unknown (%s)", -p->next1, p->ran_tid, p->ran, per, p->ceiling, gap);
 }
 
 /*
