@@ -9,10 +9,10 @@
 # its prefix); dpkg -i installs it without enabling or starting the
 # timer; the installed numabctl runs (status, export); dpkg -r removes
 # it and dpkg -P purges it, leaving none of its files; the build leaves
-# nothing in the tree that git shows (its outputs are ignored). The package is
-# removed on every way out. Skips, saying why, without root, the build
-# tools, or when numabctl is already installed on this host (not replaced
-# by a test).
+# nothing in the tree that git shows (its outputs are ignored). The
+# package is removed on every way out. Skips, saying why, without root,
+# the build tools, or when numabctl is already installed on this host
+# (not replaced by a test).
 . "$(dirname "$0")/../../scripts/lib.sh"
 tmp=$(mktemp -d)
 . "$NUMAB_ROOT/tests/lib/tap.sh"
