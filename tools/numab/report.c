@@ -408,11 +408,22 @@ static void no_next_text(const struct nx_vmlist *l, char *buf, size_t sz)
 			 "began)");
 }
 
+/*
+ * numa_vmas has no thread's period; the BPF backend reads one thread's
+ * (the one its iterator walks), which may not be the one in question
+ */
 void nx_pace_period_unknown(const struct nx_vmlist *l, long tid, char *buf, size_t sz)
 {
-	(void)l;
-	(void)tid;
-	snprintf(buf, sz, "numa_vmas does not give a thread's scan period");
+	if (!l->have_numab)
+		snprintf(buf, sz, "no scan state");
+	else if (l->backend != NX_BACKEND_BPF)
+		snprintf(buf, sz, "%s does not give a thread's scan period",
+			 nx_backend_name(l->backend));
+	else if (l->scan_period_ms && l->scan_period_tid != tid)
+		snprintf(buf, sz, "the BPF backend reads the scan period of thread %ld (%ld ms), "
+			 "not of thread %ld", l->scan_period_tid, l->scan_period_ms, tid);
+	else
+		snprintf(buf, sz, "the BPF backend did not read thread %ld's scan period", tid);
 }
 
 /* a. a long scan period, and whether promotions may have lengthened it */
