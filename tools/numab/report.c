@@ -501,7 +501,7 @@ static void cause_pacing(const struct nx_vmlist *l, struct pace *p)
 {
 	bool exact = p->task_ms && p->ran_tid == p->task_tid;
 	long long per = exact ? p->task_ms : p->at_least;
-	char *w = p->why_pacing, gap[160];
+	char *w = p->why_pacing, gap[160], ceil[96];
 	size_t sz = sizeof(p->why_pacing);
 
 	p->c_pacing = -1;
@@ -558,10 +558,15 @@ static void cause_pacing(const struct nx_vmlist *l, struct pace *p)
 		return;
 	}
 	nx_pace_period_unknown(l, p->ran_tid, gap, sizeof(gap));
+	if (p->ceiling > 0)
+		snprintf(ceil, sizeof(ceil), " but less than its ceiling (%lld ms)", p->ceiling);
+	else
+		snprintf(ceil, sizeof(ceil), ", and its ceiling is unknown (the debugfs "
+			 "tunables are unreadable)");
 	snprintf(w, sz, "unknown: the window is due (%lld ms overdue) and the busiest thread "
 		 "(%ld) ran %ld ms of CPU in the interval, more than the period's lower bound "
-		 "(%lld ms) but less than its ceiling (%lld ms): whether that is a whole period "
-		 "is unknown (%s)", -p->next1, p->ran_tid, p->ran, per, p->ceiling, gap);
+		 "(%lld ms)%s: whether that is a whole period is unknown (%s)", -p->next1,
+		 p->ran_tid, p->ran, per, ceil, gap);
 }
 
 /*
