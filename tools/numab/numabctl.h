@@ -457,6 +457,11 @@ extern const size_t nx_vma_ncols;
 int nx_vmas_table(struct nx_table *t, const struct nx_vmlist *l,
 		  const char *cols, const char *name, bool stranded_only,
 		  uint64_t min_size);
+/*
+ * report: nx_vmas_table() with the column per node of @topo too; returns
+ * every column but PID, in the order of vmas --output-all
+ */
+const char *nx_vmas_report_cols(const struct nx_topo *topo);
 
 /* trace.c, shared with report */
 struct nx_trace_agg {

@@ -892,9 +892,9 @@ static void vmstat_table(struct nx_doc *d, const struct report *rp)
 
 static void vmas_tables(struct nx_doc *d, const struct report *rp)
 {
-	const char *cols = nx_opt.json ? "START,END,SIZE,PERMS,NAME,FAST,SLOW,SLOW%,FILTER,"
-		"STATE,SEQS,START_SEQ,PREV_SEQ,PIDBITS,PONLY,SCANS,PSCANS,PTES,SKIP_DELAY,"
-		"SKIP_SEQ,SKIP_PID,LAST_SKIP,NEXT_MS,VERDICT,WHY" : REPORT_VMA_COLS;
+	/* JSON: every column vmas has (the node ones too), so none falls out */
+	const char *all = nx_vmas_report_cols(&rp->topo);
+	const char *cols = nx_opt.json ? all : REPORT_VMA_COLS;
 	struct nx_table t;
 	char title[128];
 
@@ -1084,6 +1084,7 @@ static int collect(struct report *rp)
 
 	if (nx_topo_load(&rp->topo))
 		return NX_ERUNTIME;
+	nx_vmlist_nodes = nx_opt.json;	/* the N<id> columns of the JSON VMA tables */
 	r = nx_vmlist_load(&rp->l0, rp->pid, &rp->topo, 4);
 	if (r)
 		return r;

@@ -477,6 +477,18 @@ t "report -J: one JSON object with every section" eval '(for s in report slow_su
 t "report -J: untraced interval says why" eval 'grep -q "not traced" "$TMP/report.json"'
 if command -v python3 > /dev/null; then
 	t "report -J is valid JSON" python3 -c "import json,sys; json.load(open(sys.argv[1]))" "$TMP/report.json"
+	"$BIN" --sysroot "$P" vmas --output-all -J 4242 > "$TMP/vmas-all.json" 2> /dev/null
+	t "report -J: the VMA tables have every column of vmas --output-all but PID (the node ones too), in its order and with its values" python3 -c 'import json, sys
+r = json.load(open(sys.argv[1])); v = json.load(open(sys.argv[2]))["vmas"]
+want = [{k: x[k] for k in x if k != "pid"} for x in v]
+for s in ("vmas_start", "vmas_end"):
+    got = r[s]
+    if [list(x) for x in got] != [list(x) for x in want]:
+        print("# %s: missing %s, extra %s" % (s, [k for k in want[0] if k not in got[0]], [k for k in got[0] if k not in want[0]]))
+        sys.exit(1)
+    if got != want:
+        print("# %s: rows differ from vmas --output-all -J" % s)
+        sys.exit(1)' "$TMP/report.json" "$TMP/vmas-all.json"
 else
 	skip "report -J is valid JSON" "python3 not installed"
 fi
