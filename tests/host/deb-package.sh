@@ -8,10 +8,11 @@
 # alerting rules (make install in that tree installs the units too, for
 # its prefix); dpkg -i installs it without enabling or starting the
 # timer; the installed numabctl runs (status, export); dpkg -r removes
-# it and dpkg -P purges it, leaving none of its files. The package is
-# removed on every way out. Skips, saying why, without root, the build
-# tools, or when numabctl is already installed on this host (not replaced
-# by a test).
+# it and dpkg -P purges it, leaving none of its files; the build leaves
+# nothing in the tree that git shows (its outputs are ignored). The
+# package is removed on every way out. Skips, saying why, without root,
+# the build tools, or when numabctl is already installed on this host
+# (not replaced by a test).
 . "$(dirname "$0")/../../scripts/lib.sh"
 tmp=$(mktemp -d)
 . "$NUMAB_ROOT/tests/lib/tap.sh"
@@ -46,6 +47,11 @@ fi
 rm -rf "$src/tools/numab/numabctl" "$src/tools/numab/build" "$src/tools/numab/build-san" \
 	"$src/tools/numab/build-bpf"
 
+# a git checkout of its own, to see what the build leaves in the tree
+git -C "$src" init -q && git -C "$src" add -A &&
+	git -C "$src" -c user.name=test -c user.email=test@localhost commit -qm tree ||
+	{ echo "Bail out! git could not record the copy"; exit 1; }
+
 (cd "$src" && dpkg-checkbuilddeps) >"$tmp/deps" 2>&1
 t "Build-Depends are installed" $? "$tmp/deps"
 
@@ -56,6 +62,9 @@ deb=$tmp/numabctl_$(dpkg-parsechangelog -l "$src/debian/changelog" -S Version)_$
 t "dpkg-buildpackage -us -uc -b builds the package ($(elapsed "$start") s)" \
 	$([ $rc = 0 ] && [ -f "$deb" ]; echo $?) "$(tail -n 20 "$tmp/build")"
 [ -f "$deb" ] || { echo "1..$n"; exit 1; }
+git -C "$src" status --porcelain >"$tmp/untracked"
+t "the build leaves no file git would show in the tree (git status --porcelain)" \
+	$([ ! -s "$tmp/untracked" ]; echo $?) "$tmp/untracked"
 
 lintian --info "$tmp"/numabctl_*.changes >"$tmp/lintian" 2>&1
 grep -v "running with root privileges" "$tmp/lintian" >"$tmp/lintian.tags"

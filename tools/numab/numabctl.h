@@ -381,6 +381,11 @@ int nx_slow_causes(const struct nx_vmlist *l, struct nx_cause **causes, size_t *
  */
 const char *nx_cause_text(const char *verdict, const char *holder);
 /*
+ * report.c: why the scan state of @l does not tell thread @tid's scan
+ * period, in words for report's scan pace (into @buf)
+ */
+void nx_pace_period_unknown(const struct nx_vmlist *l, long tid, char *buf, size_t sz);
+/*
  * pages.c: when @l's process has shared copy-on-write folios skipped
  * (stock 6.12, shared_folio=skip), sample the private VMAs with slow-tier
  * memory (NX_PAGE_SAMPLE pages each, of the NX_PAGE_VMAS with the most
@@ -452,6 +457,11 @@ extern const size_t nx_vma_ncols;
 int nx_vmas_table(struct nx_table *t, const struct nx_vmlist *l,
 		  const char *cols, const char *name, bool stranded_only,
 		  uint64_t min_size);
+/*
+ * report: nx_vmas_table() with the column per node of @topo too; returns
+ * every column but PID, in the order of vmas --output-all
+ */
+const char *nx_vmas_report_cols(const struct nx_topo *topo);
 
 /* trace.c, shared with report */
 struct nx_trace_agg {

@@ -408,6 +408,24 @@ static void no_next_text(const struct nx_vmlist *l, char *buf, size_t sz)
 			 "began)");
 }
 
+/*
+ * numa_vmas has no thread's period; the BPF backend reads one thread's
+ * (the one its iterator walks), which may not be the one in question
+ */
+void nx_pace_period_unknown(const struct nx_vmlist *l, long tid, char *buf, size_t sz)
+{
+	if (!l->have_numab)
+		snprintf(buf, sz, "no scan state");
+	else if (l->backend != NX_BACKEND_BPF)
+		snprintf(buf, sz, "%s does not give a thread's scan period",
+			 nx_backend_name(l->backend));
+	else if (l->scan_period_ms && l->scan_period_tid != tid)
+		snprintf(buf, sz, "the BPF backend reads the scan period of thread %ld (%ld ms), "
+			 "not of thread %ld", l->scan_period_tid, l->scan_period_ms, tid);
+	else
+		snprintf(buf, sz, "the BPF backend did not read thread %ld's scan period", tid);
+}
+
 /* a. a long scan period, and whether promotions may have lengthened it */
 static void cause_period(const struct report *rp, const struct nx_vmlist *l, struct pace *p)
 {
@@ -447,9 +465,10 @@ static void cause_period(const struct report *rp, const struct nx_vmlist *l, str
 			 "overdue at its end) and no thread started one although the busiest ran "
 			 "%ld ms of CPU: the period is longer than that", -p->next1, p->ran);
 	} else {
+		nx_pace_period_unknown(l, p->task_tid, ev, sizeof(ev));
 		snprintf(w, sz, "unknown: the next scan window is due (%lld ms overdue), which does "
-			 "not show how long the period is (numa_vmas does not give it; a report "
-			 "while a window is ahead does); %s", -next, fix);
+			 "not show how long the period is (%s; a report while a window is ahead "
+			 "does); %s", -next, ev, fix);
 		return;
 	}
 	if (per < big && !p->task_ms && next <= 0) {
@@ -482,7 +501,7 @@ static void cause_pacing(const struct nx_vmlist *l, struct pace *p)
 {
 	bool exact = p->task_ms && p->ran_tid == p->task_tid;
 	long long per = exact ? p->task_ms : p->at_least;
-	char *w = p->why_pacing;
+	char *w = p->why_pacing, gap[160], ceil[96];
 	size_t sz = sizeof(p->why_pacing);
 
 	p->c_pacing = -1;
@@ -538,11 +557,16 @@ static void cause_pacing(const struct nx_vmlist *l, struct pace *p)
 			 "at most the ceiling, ", exact ? per : p->ceiling);
 		return;
 	}
+	nx_pace_period_unknown(l, p->ran_tid, gap, sizeof(gap));
+	if (p->ceiling > 0)
+		snprintf(ceil, sizeof(ceil), " but less than its ceiling (%lld ms)", p->ceiling);
+	else
+		snprintf(ceil, sizeof(ceil), ", and its ceiling is unknown (the debugfs "
+			 "tunables are unreadable)");
 	snprintf(w, sz, "unknown: the window is due (%lld ms overdue) and the busiest thread "
 		 "(%ld) ran %ld ms of CPU in the interval, more than the period's lower bound "
-		 "(%lld ms) but less than its ceiling (%lld ms): whether that is a whole period "
-		 "is unknown (numa_vmas does not give a thread's scan period)", -p->next1,
-		 p->ran_tid, p->ran, per, p->ceiling);
+		 "(%lld ms)%s: whether that is a whole period is unknown (%s)", -p->next1,
+		 p->ran_tid, p->ran, per, ceil, gap);
 }
 
 /*
@@ -868,9 +892,9 @@ static void vmstat_table(struct nx_doc *d, const struct report *rp)
 
 static void vmas_tables(struct nx_doc *d, const struct report *rp)
 {
-	const char *cols = nx_opt.json ? "START,END,SIZE,PERMS,NAME,FAST,SLOW,SLOW%,FILTER,"
-		"STATE,SEQS,START_SEQ,PREV_SEQ,PIDBITS,PONLY,SCANS,PSCANS,PTES,SKIP_DELAY,"
-		"SKIP_SEQ,SKIP_PID,LAST_SKIP,NEXT_MS,VERDICT,WHY" : REPORT_VMA_COLS;
+	/* JSON: every column vmas has (the node ones too), so none falls out */
+	const char *all = nx_vmas_report_cols(&rp->topo);
+	const char *cols = nx_opt.json ? all : REPORT_VMA_COLS;
 	struct nx_table t;
 	char title[128];
 
@@ -1060,6 +1084,7 @@ static int collect(struct report *rp)
 
 	if (nx_topo_load(&rp->topo))
 		return NX_ERUNTIME;
+	nx_vmlist_nodes = nx_opt.json;	/* the N<id> columns of the JSON VMA tables */
 	r = nx_vmlist_load(&rp->l0, rp->pid, &rp->topo, 4);
 	if (r)
 		return r;

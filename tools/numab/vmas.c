@@ -238,6 +238,12 @@ static void vmas_spec(const struct nx_topo *topo, bool pid, bool nodes)
 	nx_opt.all_order = vall;
 }
 
+const char *nx_vmas_report_cols(const struct nx_topo *topo)
+{
+	vmas_spec(topo, false, false);
+	return vall + strlen("PID,");
+}
+
 /*
  * -N with -o LIST (not +LIST, whose defaults have them): the node
  * columns after SLOW% in LIST, else at its end

@@ -477,6 +477,18 @@ t "report -J: one JSON object with every section" eval '(for s in report slow_su
 t "report -J: untraced interval says why" eval 'grep -q "not traced" "$TMP/report.json"'
 if command -v python3 > /dev/null; then
 	t "report -J is valid JSON" python3 -c "import json,sys; json.load(open(sys.argv[1]))" "$TMP/report.json"
+	"$BIN" --sysroot "$P" vmas --output-all -J 4242 > "$TMP/vmas-all.json" 2> /dev/null
+	t "report -J: the VMA tables have every column of vmas --output-all but PID (the node ones too), in its order and with its values" python3 -c 'import json, sys
+r = json.load(open(sys.argv[1])); v = json.load(open(sys.argv[2]))["vmas"]
+want = [{k: x[k] for k in x if k != "pid"} for x in v]
+for s in ("vmas_start", "vmas_end"):
+    got = r[s]
+    if [list(x) for x in got] != [list(x) for x in want]:
+        print("# %s: missing %s, extra %s" % (s, [k for k in want[0] if k not in got[0]], [k for k in got[0] if k not in want[0]]))
+        sys.exit(1)
+    if got != want:
+        print("# %s: rows differ from vmas --output-all -J" % s)
+        sys.exit(1)' "$TMP/report.json" "$TMP/vmas-all.json"
 else
 	skip "report -J is valid JSON" "python3 not installed"
 fi
@@ -524,6 +536,9 @@ t "report with NUMA balancing off: nothing is promoted, no cause" eval 'rc 0 && 
 # rate: the window due the whole interval (5000 ms); candidates 900,
 #   promoted 100, DRAM near the bar (1.05G free): the rate limit
 # room: as rate, but DRAM with room (1.9G free): neither
+# ceil: the debugfs tunables unreadable, the window due 300 ms at the end
+#   (300 ms ahead at the start), the busiest thread ran 1500 ms: more than
+#   the period's lower bound, and its ceiling unknown
 stat_line() { echo "$1 (tiered bench) S 1 4242 4242 0 -1 4194560 120 0 0 0 $2 $3 0 0 20 0 2 0 100 0 0"; }
 set_sample() {	# DIR NEXT_MS CPU_4243 HINT CAND PROMOTED NODE0_FREE_KB
 	sed -i "1s/next_scan_ms=[-0-9]*/next_scan_ms=$2/" "$1/proc/4242/numa_vmas"
@@ -534,10 +549,12 @@ set_sample() {	# DIR NEXT_MS CPU_4243 HINT CAND PROMOTED NODE0_FREE_KB
 	sed -i "s/^numa_hint_faults [0-9]*/numa_hint_faults $4/; s/^pgpromote_candidate [0-9]*/pgpromote_candidate $5/; s/^pgpromote_success [0-9]*/pgpromote_success $6/" "$1/proc/vmstat"
 	sed -i "s/MemFree: *[0-9]* kB/MemFree:         $7 kB/" "$1/sys/devices/system/node/node0/meminfo"
 }
-for c in pace rate room; do
+for c in pace rate room ceil; do
 	rm -rf "$TMP/$c"; cp -a "$P" "$TMP/$c"
 	case $c in
 	pace) set_sample "$TMP/$c" 300 30 41000 9000 8192 524288 ;;
+	ceil) set_sample "$TMP/$c" 300 30 41000 9000 8192 524288
+		rm -r "$TMP/$c/sys/kernel/debug/sched/numa_balancing" ;;
 	*) set_sample "$TMP/$c" -3000 30 41000 9000 8192 1101004 ;;
 	esac
 	[ $c = room ] && set_sample "$TMP/$c" -3000 30 41000 9000 8192 2031616
@@ -548,7 +565,8 @@ sleep 0.8
 set_sample "$TMP/pace" -1500 45 42000 9100 8242 524288
 set_sample "$TMP/rate" -5000 45 42000 9900 8292 1101004
 set_sample "$TMP/room" -5000 45 42000 9900 8292 2031616
-wait $bg_pace; wait $bg_rate; wait $bg_room
+set_sample "$TMP/ceil" -300 180 41000 9000 8192 524288
+wait $bg_pace; wait $bg_rate; wait $bg_room; wait $bg_ceil
 cp "$TMP/pace.out" "$TMP/out"; cp "$TMP/pace.err" "$TMP/err"
 t "report over 2 s, the window due at the end, the busiest thread ran 150 ms: CPU pacing, with its numbers" eval 'has "^busiest_thread_ran_ms  *150$" && has "^busiest_thread  *4243$" && has "^interval_ms  *2[0-9][0-9][0-9]$" && has "^cause_cpu_pacing  *yes$" && has "^cause_cpu_pacing_why  *the window is due (1500 ms overdue) and the busiest thread (4243) ran 150 ms of CPU in the interval (2[0-9]* ms), less than the scan period (at least 300 ms): a thread starts a window only after running its scan period of CPU time since its last (task_tick_numa())"'
 t "report over 2 s, 100 of 1000 hinting faults candidates, DRAM short: the hot threshold, said system-wide" eval 'has "^numa_hint_faults_delta  *1000$" && has "^pgpromote_candidate_delta  *100$" && has "^pgpromote_success_delta  *50$" && has "^cause_hot_threshold  *yes$" && has "^promotion_held_by  *hot_threshold$" && has "^cause_hot_threshold_why  *1000 hinting faults, 100 promotion candidates, 50 pages promoted in the interval (system-wide counters; .*): most faults did not become candidates: their pages were not touched again within the hot threshold (hot_threshold_ms 1000, .*); the kernel applies it only while the top tier is short of free memory (node 0: 512M free of 7.8G: short of it)$" && has "^note  *promotion waits here for CPU-time pacing, the hot threshold (the cause rows say why)$"'
@@ -556,6 +574,8 @@ cp "$TMP/rate.out" "$TMP/out"; cp "$TMP/rate.err" "$TMP/err"
 t "report over 2 s, the window due all the interval: CPU pacing; 900 candidates, 100 promoted, DRAM near the bar: the rate limit" eval 'has "^cause_cpu_pacing  *yes$" && has "^cause_cpu_pacing_why  *the next window was due the whole interval (5000 ms overdue at its end) and no thread started it: the busiest (thread 4243) ran 150 ms" && has "^cause_hot_threshold  *yes$" && has "^promotion_held_by  *rate_limit$" && has "most candidates were not promoted: the promotion rate limit (kernel.numa_balancing_promote_rate_limit_MBps 65536) held them back, or their migrations failed (pgmigrate_fail +0); the kernel applies it only while the top tier is short of free memory (node 0: 1.0G free of 7.8G: near the bar"'
 cp "$TMP/room.out" "$TMP/out"; cp "$TMP/room.err" "$TMP/err"
 t "report over 2 s with DRAM room: neither the hot threshold nor the rate limit is named" eval 'has "^cause_hot_threshold  *no$" && has "the top tier had room at the end (node 0: 1.9G free of 7.8G): the kernel promotes regardless of the hot threshold and the rate limit then" && has "^promotion_held_by  *-$"'
+cp "$TMP/ceil.out" "$TMP/out"; cp "$TMP/ceil.err" "$TMP/err"
+t "report over 2 s, the debugfs tunables unreadable, the busiest thread ran 1500 ms: pacing unknown, the ceiling said unknown, not -1" eval 'has "^busiest_thread_ran_ms  *1500$" && has "^cause_cpu_pacing  *-$" && has "^cause_cpu_pacing_why  *unknown: the window is due (300 ms overdue) and the busiest thread (4243) ran 1500 ms of CPU in the interval, more than the period.s lower bound (300 ms), and its ceiling is unknown (the debugfs tunables are unreadable): whether that is a whole period is unknown (numa_vmas does not give a thread.s scan period)$" && hasnt "(-1 ms)"'
 
 # the slow-tier memory by cause: the stranded VMAs, what holds them, what to do
 nx "$P" report 4242 -d 0 --no-trace

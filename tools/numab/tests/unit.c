@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "backend.h"
 #include "override.h"
 
 static int ntest, nfail;
@@ -352,6 +353,42 @@ static const struct nx_vma *find(const struct nx_vmlist *l, uint64_t start)
 		if (l->v[i].start == start)
 			return &l->v[i];
 	return NULL;
+}
+
+/*
+ * report's scan pace, where it cannot judge a period: the words name the
+ * source of the scan state that lacks it (patched's 4242, as read, then as
+ * the BPF backend would have left it)
+ */
+static void test_pace_period_source(struct nx_vmlist *l)
+{
+	char buf[256];
+	int backend = l->backend;
+	bool have = l->have_numab;
+	long ms = l->scan_period_ms, tid = l->scan_period_tid;
+
+	nx_pace_period_unknown(l, 4243, buf, sizeof(buf));
+	tap(!strcmp(buf, "numa_vmas does not give a thread's scan period"),
+	    "pace: numa_vmas lacks a thread's scan period (%s)", buf);
+	l->backend = NX_BACKEND_BPF;
+	l->scan_period_ms = 1000;
+	l->scan_period_tid = 4242;
+	nx_pace_period_unknown(l, 4243, buf, sizeof(buf));
+	tap(!strcmp(buf, "the BPF backend reads the scan period of thread 4242 (1000 ms), "
+		    "not of thread 4243"),
+	    "pace, BPF backend: the thread whose period it read, not numa_vmas (%s)", buf);
+	l->scan_period_ms = 0;
+	nx_pace_period_unknown(l, 4242, buf, sizeof(buf));
+	tap(!strcmp(buf, "the BPF backend did not read thread 4242's scan period"),
+	    "pace, BPF backend without a period: says so, not numa_vmas (%s)", buf);
+	l->backend = NX_BACKEND_NONE;
+	l->have_numab = false;
+	nx_pace_period_unknown(l, 4242, buf, sizeof(buf));
+	tap(!strcmp(buf, "no scan state"), "pace without scan state: says so (%s)", buf);
+	l->backend = backend;
+	l->have_numab = have;
+	l->scan_period_ms = ms;
+	l->scan_period_tid = tid;
 }
 
 /* the slow-tier memory by cause of patched's 4242 (report's section) */
@@ -717,6 +754,7 @@ static void test_vmlist(void)
 	v = find(&l, 0xffffffffff600000ull);
 	tap(v && !strcmp(v->verdict, "unknown") && !v->in_numa_maps, "vmlist: vsyscall not in numa_vmas");
 	test_causes_patched(&l);
+	test_pace_period_source(&l);
 	nx_vmlist_free(&l);
 	r = nx_vmlist_load(&l, 4242, &topo, 200);
 	v = find(&l, 0x7f3a40000000ull);
