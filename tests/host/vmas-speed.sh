@@ -36,10 +36,7 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 echo "TAP version 13"
 
-if [ ! -x "$nx" ]; then
-	make -s -C "$NUMAB_ROOT/tools/numab" numabctl >"$tmp/build" 2>&1 ||
-		skip_all "numabctl does not build: $(tail -n 1 "$tmp/build")"
-fi
+need_numabctl "$nx" "$tmp"
 [ "$(cat /proc/sys/vm/max_map_count)" -gt 21000 ] ||
 	skip_all "vm.max_map_count is below 21000"
 cc -O2 -o "$tmp/many" "$NUMAB_ROOT/tools/numab/tests/many.c" ||

@@ -38,9 +38,11 @@ load0=$(cut -d' ' -f1 /proc/loadavg)
 echo "kernel $(uname -r); $(nproc) cores; $RUNS runs each, interleaved; scan state of 'vmas PID': ${backend:-?}"
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "BENCH host kernel=$(uname -r) cpus=$(nproc) runs=$RUNS backend=${backend:-unknown} load_start=$load0"
-python3 - "$BIN" "$RUNS" "$TMP" "$N" "${BENCH_HOST_SHAPES:-}" <<'EOF'
-import os, statistics, subprocess, sys, time
+python3 - "$BIN" "$RUNS" "$TMP" "$N" "${BENCH_HOST_SHAPES:-}" "$(dirname "$0")" <<'EOF'
+import statistics, subprocess, sys
 nx, runs, tmp, n, only = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5].split()
+sys.path.insert(0, sys.argv[6])
+from interleave import interleave, run
 # name: many.c's arguments (VMAs in all, shape, pages per mapping)
 shapes = {
     "anon": [n, "anon", "1"], "file": [n, "file", "1"], "shmem": [n, "shmem", "1"],
@@ -48,15 +50,9 @@ shapes = {
     "anon-large": ["64", "anon", "8192"], "file-large": ["64", "file", "8192"],
     "shmem-large": ["64", "shmem", "8192"],
 }
-null = open(os.devnull, "w")
-def run(argv):
-    t0 = time.perf_counter()
-    p = subprocess.Popen(argv, stdout=null, stderr=null)
-    _, status, ru = os.wait4(p.pid, 0)
-    return time.perf_counter() - t0, ru.ru_utime + ru.ru_stime, status
 def maxrss(argv):
     try:
-        r = subprocess.run(["/usr/bin/time", "-f", "%M"] + argv, stdout=null,
+        r = subprocess.run(["/usr/bin/time", "-f", "%M"] + argv, stdout=subprocess.DEVNULL,
                            stderr=subprocess.PIPE, text=True, timeout=60)
         return int(r.stderr.split()[-1])
     except (OSError, ValueError, IndexError, subprocess.TimeoutExpired):
@@ -81,16 +77,10 @@ for name, args in shapes.items():
         "vmas -p PID": [nx, "vmas", "-p", pid],
         "vmas --backend none PID": [nx, "vmas", "--backend", "none", pid],
     }
-    wall = {k: [] for k in cmds}
-    cpu = {k: [] for k in cmds}
     for k, argv in cmds.items():	# warm-up: page cache, the BPF cache
         if run(argv)[2]:
             sys.exit(f"bench-host: {' '.join(argv)} failed")
-    for i in range(runs):
-        for k, argv in cmds.items():
-            w, c, _ = run(argv)
-            wall[k].append(w)
-            cpu[k].append(c)
+    wall, cpu = interleave(cmds, runs)
     rss = {k: maxrss(argv) for k, argv in cmds.items()}
     p.kill()
     p.wait()
