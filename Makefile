@@ -36,7 +36,7 @@ help:
 	@echo '  make servers       PostgreSQL, Redis and memcached from Debian on the slow'
 	@echo '                     tier: stock vs legacy vs numab, into build/servers'
 	@echo '                     (SERVERS=postgres MODES=move CONFIGS=stock,numab SECONDS=90)'
-	@echo '  make bench         legacy vs numab benchmarks into build/bench'
+	@echo '  make bench         legacy vs numab benchmarks into build/bench (B=H1: numabctl on this host, no guest)'
 	@echo '                     (B="P1 P5" a subset, QUICK=1 the short CI pass)'
 	@echo '  make deps          install what is missing (apt-get)'
 	@echo '  make kernel        build the patched test kernel (incremental)'
@@ -107,10 +107,12 @@ servers: kernel kernel-stock guest numabctl
 	@scripts/servers $(if $(SERVERS),--servers $(SERVERS)) $(if $(MODES),--modes $(MODES)) \
 		$(if $(CONFIGS),--configs $(CONFIGS)) $(if $(SECONDS),--seconds $(SECONDS))
 
-# make bench B="P1 P5" QUICK=1    (scripts/bench --help)
+# make bench B="P1 P5" QUICK=1    (scripts/bench --help); B=H1 (host
+# benchmarks only) builds numabctl, no kernel or guest
 B ?=
 QUICK ?=
-bench: kernel guest numabctl
+BENCH_GUEST := $(if $(strip $(B)),$(filter-out H1 h1,$(B)),all)
+bench: $(if $(BENCH_GUEST),kernel guest) numabctl
 	@scripts/bench $(if $(QUICK),--quick) $(B)
 
 series-import: deps

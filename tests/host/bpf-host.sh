@@ -24,10 +24,7 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 echo "TAP version 13"
 
-if [ ! -x "$nx" ]; then
-	make -s -C "$NUMAB_ROOT/tools/numab" numabctl >"$tmp/build" 2>&1 ||
-		skip_all "numabctl does not build: $(tail -n 1 "$tmp/build")"
-fi
+need_numabctl "$nx" "$tmp"
 "$nx" status >"$tmp/status" 2>&1
 grep -qiE "^ *bpf_backend +(no|absent)" "$tmp/status" &&
 	skip_all "numabctl was built without BPF (no clang, libbpf-dev or bpftool)"

@@ -41,10 +41,7 @@ echo "TAP version 13"
 for c in prometheus prometheus-node-exporter promtool curl python3 cc; do
 	command -v $c >/dev/null || skip_all "$c is missing (scripts/deps installs prometheus, prometheus-node-exporter)"
 done
-if [ ! -x "$nx" ]; then
-	make -s -C "$NUMAB_ROOT/tools/numab" numabctl >"$tmp/build" 2>&1 ||
-		skip_all "numabctl does not build: $(tail -n 1 "$tmp/build")"
-fi
+need_numabctl "$nx" "$tmp"
 
 # promtool on its own: the rules and their tests
 promtool check rules "$rules/numab-alerts.yml" >"$tmp/rules" 2>&1

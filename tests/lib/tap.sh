@@ -2,7 +2,9 @@
 # TAP helpers of the host tests (tests/host/*.sh), sourced: t NAME STATUS
 # [diagnostic file or text] prints "ok N NAME" or "not ok N NAME" with the
 # diagnostic as comments (the last TAP_DIAG_LINES lines of a file, default
-# all) and sets bad=1; skip_all REASON skips the whole test.
+# all) and sets bad=1; skip_all REASON skips the whole test; need_numabctl
+# NX TMPDIR builds tools/numab/numabctl when NX is not there (its log in
+# TMPDIR), or skips the whole test.
 n=0 bad=0
 t() {
 	n=$((n + 1))
@@ -13,3 +15,8 @@ t() {
 	fi
 }
 skip_all() { echo "1..0 # SKIP $1"; exit 0; }
+need_numabctl() {
+	[ -x "$1" ] && return 0
+	make -s -C "$NUMAB_ROOT/tools/numab" numabctl >"$2/build" 2>&1 ||
+		skip_all "numabctl does not build: $(tail -n 1 "$2/build")"
+}

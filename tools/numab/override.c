@@ -654,24 +654,25 @@ static char *mm_filters_doc(const struct nx_numab_mm *mm, size_t *len)
 
 /*
  * Both documents are '{ members }' in the same style (pretty or compact):
- * the members of the filters one, a comma, then those of the vmas one.
+ * the members of @fdoc (freed here), a comma, then those of the vmas one.
  */
-int nx_pf_vmas_json(const struct nx_numab_mm *mm, struct nx_table *t, size_t n,
-		    nx_row_fn fn, void *priv, FILE *out)
+static int splice_json(char *fdoc, size_t flen, struct nx_table *t, size_t n,
+		       nx_row_fn fn, void *priv, FILE *out)
 {
-	char *doc = NULL, *fdoc, *brace, *end;
-	size_t len = 0, flen = 0;
+	char *doc = NULL, *brace, *end;
+	size_t len = 0;
 	FILE *mem = open_memstream(&doc, &len);
 	int r;
 
-	if (!mem)
+	if (!mem) {
+		free(fdoc);
 		return -1;
+	}
 	r = nx_table_emit(t, mem, n, fn, priv);
 	if (fclose(mem))
 		r = -1;
-	fdoc = r ? NULL : mm_filters_doc(mm, &flen);
 	brace = doc ? memchr(doc, '{', len) : NULL;
-	end = fdoc && flen ? fdoc + flen : NULL;
+	end = !r && fdoc && flen ? fdoc + flen : NULL;
 	while (end && end > fdoc && (end[-1] == '\n' || end[-1] == ' '))
 		end--;
 	if (!brace || !end || end == fdoc || end[-1] != '}') {
@@ -689,6 +690,15 @@ int nx_pf_vmas_json(const struct nx_numab_mm *mm, struct nx_table *t, size_t n,
 	free(fdoc);
 	free(doc);
 	return r;
+}
+
+int nx_pf_vmas_json(const struct nx_numab_mm *mm, struct nx_table *t, size_t n,
+		    nx_row_fn fn, void *priv, FILE *out)
+{
+	size_t flen = 0;
+	char *fdoc = mm_filters_doc(mm, &flen);
+
+	return splice_json(fdoc, flen, t, n, fn, priv, out);
 }
 
 /* vmas with several PIDs: one "filters" table, a row per process and filter */
@@ -729,4 +739,20 @@ bool nx_pf_multi_add(struct nx_table *t, pid_t pid, const struct nx_numab_mm *mm
 		nx_table_set(t, ln, XC_SOURCE, "%s", have ? src_name(mm->filt_src[i]) : "unknown");
 	}
 	return true;
+}
+
+int nx_pf_multi_vmas_json(struct nx_table *ft, struct nx_table *t, size_t n,
+			  nx_row_fn fn, void *priv, FILE *out)
+{
+	char *fdoc = NULL;
+	size_t flen = 0;
+	FILE *mem = open_memstream(&fdoc, &flen);
+
+	if (!mem)
+		return -1;
+	if (nx_table_print(ft, mem) | fclose(mem)) {
+		free(fdoc);
+		return -1;
+	}
+	return splice_json(fdoc, flen, t, n, fn, priv, out);
 }

@@ -51,5 +51,8 @@ int nx_pf_vmas_json(const struct nx_numab_mm *mm, struct nx_table *t, size_t n,
 /* vmas with several PIDs, -J: a "filters" table, rows of @pid if its mm line has them */
 int nx_pf_multi_init(struct nx_table *t);
 bool nx_pf_multi_add(struct nx_table *t, pid_t pid, const struct nx_numab_mm *mm);
+/* ... then { "filters": [@ft's rows], the members of nx_table_emit()'s document } */
+int nx_pf_multi_vmas_json(struct nx_table *ft, struct nx_table *t, size_t n,
+			  nx_row_fn fn, void *priv, FILE *out);
 
 #endif

@@ -424,18 +424,42 @@ static bool names_node(const char *s)
 	return false;
 }
 
+/* the rows of several processes, one after the other: nx_row_fn of vmas_multi */
+struct multi_rows {
+	struct vma_rows r;
+	struct nx_vmlist *l;	/* the processes read */
+	size_t nl;
+	size_t cur, base;	/* l[cur] has rows base, base + 1, ... */
+};
+
+/* rows are asked for in order, once to measure, then to print */
+static bool multi_cells(void *priv, size_t i, const char **cells)
+{
+	struct multi_rows *m = priv;
+
+	if (i < m->base)
+		m->cur = m->base = 0;
+	while (i - m->base >= m->l[m->cur].n)
+		m->base += m->l[m->cur++].n;
+	if (m->r.l != &m->l[m->cur]) {
+		m->r.l = &m->l[m->cur];
+		snprintf(m->r.pid, sizeof(m->r.pid), "%d", (int)m->r.l->pid);
+	}
+	return vma_cells(&m->r, i - m->base, cells);
+}
+
 /*
  * Several processes (numastat -p): one table with a PID column, the rows
- * of each process in its order.  A process that cannot be read is
- * reported and left out; the exit status is its error.
+ * of each process in its order, streamed as one process's are (the same
+ * work per row).  A process that cannot be read is reported and left out;
+ * the exit status is its error.
  */
 static int vmas_multi(const struct nx_pidlist *pl, const struct nx_topo *topo,
 		      unsigned int stale, bool stranded, uint64_t min_size)
 {
-	const char *cells[NX_MAX_SPEC];
-	struct nx_vmlist l;
-	struct nx_table t, ft;
-	struct vma_rows r;
+	struct multi_rows m = { .nl = 0 };
+	struct nx_table t = { .tb = NULL }, ft;
+	size_t rows = 0;
 	int ret = NX_OK, e;
 	/* per-process filters: a line (text) or a table (-J) per process */
 	char *flines = NULL, fl[512];
@@ -443,57 +467,49 @@ static int vmas_multi(const struct nx_pidlist *pl, const struct nx_topo *topo,
 	FILE *fmem = nx_opt.json || nx_opt.noheadings ? NULL : open_memstream(&flines, &flen);
 	bool fany = false, fjson = nx_opt.json && !nx_pf_multi_init(&ft);
 
-	if (vmas_init(&t, &r, NULL, nx_opt.columns, "vmas", stranded, min_size)) {
-		nx_table_free(&t);
-		if (fjson)
-			nx_table_free(&ft);
-		if (fmem)
-			fclose(fmem);
-		free(flines);
-		return NX_EUSAGE;
+	m.l = calloc(pl->n ? pl->n : 1, sizeof(*m.l));
+	if (!m.l || vmas_init(&t, &m.r, NULL, nx_opt.columns, "vmas", stranded, min_size)) {
+		ret = m.l ? NX_EUSAGE : NX_ERUNTIME;
+		goto out;
 	}
 	for (size_t p = 0; p < pl->n; p++) {
-		e = nx_vmlist_load(&l, pl->p[p], topo, stale);
+		struct nx_vmlist *l = &m.l[m.nl];
+
+		e = nx_vmlist_load(l, pl->p[p], topo, stale);
 		if (e) {
 			ret = ret ? ret : e;
 			continue;
 		}
+		m.nl++;
 		if (!p)
-			nx_vmlist_warn(&l);
+			nx_vmlist_warn(l);
 		if (sort_key) {
-			sort_scan_seq = l.mm.scan_seq;
-			qsort(l.v, l.n, sizeof(*l.v), cmp_sort);
+			sort_scan_seq = l->mm.scan_seq;
+			qsort(l->v, l->n, sizeof(*l->v), cmp_sort);
 		}
-		r.l = &l;
-		snprintf(r.pid, sizeof(r.pid), "%d", (int)pl->p[p]);
+		rows += l->n;
 		if (fjson)
-			fany |= nx_pf_multi_add(&ft, pl->p[p], &l.mm);
-		nx_pf_mm_line(&l.mm, fl, sizeof(fl));
+			fany |= nx_pf_multi_add(&ft, pl->p[p], &l->mm);
+		nx_pf_mm_line(&l->mm, fl, sizeof(fl));
 		if (fmem && fl[0])
 			fprintf(fmem, "filters %d: %s\n", (int)pl->p[p], fl);
-		for (size_t i = 0; i < l.n; i++) {
-			memset(cells, 0, sizeof(cells));
-			if (vma_cells(&r, i, cells))
-				nx_table_row(&t, cells);
-		}
-		nx_vmlist_free(&l);
 	}
 	if (fmem && !fclose(fmem) && flen)
 		fputs(flines, stdout);
-	free(flines);
-	if (fany) {
-		struct nx_doc d;
-
-		nx_doc_begin(&d, stdout);
-		nx_doc_table(&d, &ft, NULL);
-		nx_doc_table(&d, &t, NULL);
-		nx_doc_end(&d);
-	} else if (nx_table_print(&t, stdout)) {
+	fmem = NULL;
+	if (fany ? nx_pf_multi_vmas_json(&ft, &t, rows, multi_cells, &m, stdout) :
+		   nx_table_emit(&t, stdout, rows, multi_cells, &m))
 		ret = ret ? ret : NX_ERUNTIME;
-	}
+out:
+	for (size_t p = 0; p < m.nl; p++)
+		nx_vmlist_free(&m.l[p]);
+	free(m.l);
 	if (fjson)
 		nx_table_free(&ft);
 	nx_table_free(&t);
+	if (fmem)
+		fclose(fmem);
+	free(flines);
 	return ret;
 }
 

@@ -27,34 +27,24 @@ pid=$!
 for i in $(seq 1 100); do grep -q ready "$TMP/ready" 2>/dev/null && break; sleep 0.1; done
 grep -q ready "$TMP/ready" || { echo "bench-bpf: the test process did not start" >&2; exit 1; }
 echo "VMAs: $(wc -l < /proc/$pid/maps) (process $pid); kernel $(uname -r); $RUNS runs each, interleaved"
-python3 - "$BIN" "$pid" "$RUNS" <<'EOF'
-import os, statistics, subprocess, sys, time
-nx, pid, runs = sys.argv[1], sys.argv[2], int(sys.argv[3])
+python3 - "$(dirname "$0")" "$BIN" "$pid" "$RUNS" <<'EOF'
+import os, statistics, sys
+sys.path.insert(0, sys.argv[1])
+from interleave import interleave, run
+nx, pid, runs = sys.argv[2], sys.argv[3], int(sys.argv[4])
 cmds = {
     "cat maps numa_maps": ["cat", f"/proc/{pid}/maps", f"/proc/{pid}/numa_maps"],
     "numabctl vmas (BPF)": [nx, "vmas", pid],
     "numabctl vmas -J (BPF)": [nx, "vmas", "-J", pid],
     "numabctl vmas --backend none": [nx, "vmas", "--backend", "none", pid],
 }
-wall = {k: [] for k in cmds}
-cpu = {k: [] for k in cmds}
-null = open(os.devnull, "w")
-def run(argv, env=None):
-    t0 = time.perf_counter()
-    p = subprocess.Popen(argv, stdout=null, stderr=null, env=env)
-    _, status, ru = os.wait4(p.pid, 0)
-    return time.perf_counter() - t0, ru.ru_utime + ru.ru_stime
 # the first run after the boot's BPF cache is dropped (a private cache file)
 env = dict(os.environ, NUMABCTL_BPF_CACHE=os.path.join(os.environ.get("TMPDIR", "/tmp"), f"numab-bench-{os.getpid()}.bpf"))
-first, _ = run(cmds["numabctl vmas (BPF)"], env)
-second, _ = run(cmds["numabctl vmas (BPF)"], env)
+first = run(cmds["numabctl vmas (BPF)"], env)[0]
+second = run(cmds["numabctl vmas (BPF)"], env)[0]
 if os.path.exists(env["NUMABCTL_BPF_CACHE"]):
     os.unlink(env["NUMABCTL_BPF_CACHE"])
-for i in range(runs):
-    for k, argv in cmds.items():
-        w, c = run(argv)
-        wall[k].append(w)
-        cpu[k].append(c)
+wall, cpu = interleave(cmds, runs)
 base = statistics.median(wall["cat maps numa_maps"])
 basec = statistics.median(cpu["cat maps numa_maps"])
 for k in cmds:

@@ -31,9 +31,11 @@ vmas=0
 for p in "${pids[@]}"; do vmas=$((vmas + $(wc -l < /proc/$p/maps))); done
 echo "processes: $P (nxbench), VMAs in them: $vmas; processes on the host: $(ls -d /proc/[0-9]* | wc -l); kernel $(uname -r); $(nproc) cores; $RUNS runs each, interleaved"
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
-python3 - "$BIN" "$RUNS" "${pids[@]}" <<'EOF'
-import os, statistics, subprocess, sys, time
-nx, runs, pids = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+python3 - "$(dirname "$0")" "$BIN" "$RUNS" "${pids[@]}" <<'EOF'
+import statistics, subprocess, sys
+sys.path.insert(0, sys.argv[1])
+from interleave import interleave
+nx, runs, pids = sys.argv[2], int(sys.argv[3]), sys.argv[4:]
 cat = ["cat"] + [f"/proc/{p}/{f}" for p in pids for f in ("maps", "numa_maps")]
 cmds = {
     "cat maps numa_maps (the P processes)": cat,
@@ -41,22 +43,10 @@ cmds = {
     "numabctl export -p nxbench --backend none": [nx, "export", "-p", "^nxbench$", "--backend", "none"],
     "numabctl export (every process of the host)": [nx, "export"],
 }
-wall = {k: [] for k in cmds}
-cpu = {k: [] for k in cmds}
-null = open(os.devnull, "w")
-def run(argv):
-    t0 = time.perf_counter()
-    p = subprocess.Popen(argv, stdout=null, stderr=null)
-    _, status, ru = os.wait4(p.pid, 0)
-    return time.perf_counter() - t0, ru.ru_utime + ru.ru_stime
 out = subprocess.run([nx, "export", "-p", "^nxbench$"], capture_output=True, text=True).stdout
 be = sorted({l.split('backend="')[1].split('"')[0] for l in out.splitlines() if 'backend="' in l})
 print(f"scan state of nxbench: {', '.join(be) or '?'}")
-for i in range(runs):
-    for k, argv in cmds.items():
-        w, c = run(argv)
-        wall[k].append(w)
-        cpu[k].append(c)
+wall, cpu = interleave(cmds, runs)
 for k in cmds:
     print(f"{k:46s} wall median {statistics.median(wall[k]) * 1000:8.1f} ms  "
           f"cpu median {statistics.median(cpu[k]) * 1000:8.1f} ms  "
