@@ -137,6 +137,20 @@ int nx_filter_rank(int idx, int val)
 	return nx_filters[idx].max == 2 ? tri[val] : val;
 }
 
+bool nx_filter_relaxes(int idx, int val, int sys)
+{
+	return val >= 0 && sys >= 0 && nx_filter_rank(idx, val) < nx_filter_rank(idx, sys);
+}
+
+int nx_pf_applied(const struct nx_proc_filters *pf, int idx, int sys)
+{
+	if (!(pf->have & (1u << idx)) || pf->val[idx] == NX_FILTER_INHERIT)
+		return NX_FILTER_INHERIT;
+	if (!(pf->priv & (1u << idx)) && nx_filter_relaxes(idx, pf->val[idx], sys))
+		return NX_FILTER_INHERIT;
+	return pf->val[idx];
+}
+
 /* "pid=off (system: skip), ..." for the values less restrictive than the sysctls */
 static size_t less_restrictive(const int *val, const bool *set, char *buf, size_t sz)
 {
@@ -148,8 +162,7 @@ static size_t less_restrictive(const int *val, const bool *set, char *buf, size_
 	for (int k = 0; k < NX_NFILTERS; k++) {
 		int i = kernel_order[k];
 
-		if (!set[i] || val[i] == NX_FILTER_INHERIT || sys.val[i] < 0 ||
-		    nx_filter_rank(i, val[i]) >= nx_filter_rank(i, sys.val[i]))
+		if (!set[i] || !nx_filter_relaxes(i, val[i], sys.val[i]))
 			continue;
 		if (off < sz)
 			off += (size_t)snprintf(buf + off, sz - off,
@@ -337,11 +350,9 @@ int nx_pf_show(pid_t pid, const bool *only)
 	for (int k = 0; k < NX_NFILTERS; k++) {
 		int i = kernel_order[k], ov = pf.val[i];
 		bool have = pf.have & (1u << i), priv = pf.priv & (1u << i);
-		/* a plain override gives way to a stricter sysctl */
-		bool applies = have && ov != NX_FILTER_INHERIT &&
-			       (priv || sys.val[i] < 0 ||
-				nx_filter_rank(i, ov) >= nx_filter_rank(i, sys.val[i]));
-		int eff = applies ? ov : sys.val[i];
+		int applied = nx_pf_applied(&pf, i, sys.val[i]);
+		bool applies = applied != NX_FILTER_INHERIT;
+		int eff = applies ? applied : sys.val[i];
 		struct libscols_line *ln;
 
 		if (only && !only[i])

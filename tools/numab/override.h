@@ -25,6 +25,14 @@ enum { NX_PF_LEGACY, NX_PF_DEFAULT, NX_PF_INHERIT };
 void nx_pf_preset(int *val, bool *set, int which);
 /* skip (1) > tier (2) > off (0); on > off: higher is more restrictive */
 int nx_filter_rank(int idx, int val);
+/* whether setting @val of filter @idx skips less than the sysctl's @sys */
+bool nx_filter_relaxes(int idx, int val, int sys);
+/*
+ * The override of filter @idx in @pf that applies with the sysctl at @sys:
+ * a plain one gives way to a stricter sysctl, a privileged (:priv) one
+ * holds; NX_FILTER_INHERIT when none applies.
+ */
+int nx_pf_applied(const struct nx_proc_filters *pf, int idx, int sys);
 /* "inherit" or the setting name */
 const char *nx_pf_value_name(int idx, int val);
 /* write the @set filters of @pid; prints why it failed; returns an exit code */

@@ -360,8 +360,8 @@ static void pace_rule(const struct report *rp, const struct nx_vmlist *l, struct
 		p->ps = l->mm.filt_val[i];
 		p->ps_src = l->mm.filt_src[i] == NX_FSRC_PROCESS ? "process" :
 			    l->mm.filt_src[i] == NX_FSRC_SYSTEM ? "system" : "unknown";
-	} else if (!nx_pf_read(rp->pid, &pf) && (pf.have & (1u << i)) &&
-		   pf.val[i] != NX_FILTER_INHERIT) {
+	} else if (!nx_pf_read(rp->pid, &pf) &&
+		   nx_pf_applied(&pf, i, st.val[i]) != NX_FILTER_INHERIT) {
 		p->ps = pf.val[i];
 		p->ps_src = "process";
 	} else if (st.val[i] >= 0) {

@@ -918,6 +918,12 @@ static void test_override(void)
 	tap(nx_parse_numa_filters_line(L("pid=0:priv shared_ro=inherit cpuset=1"), &pf) == 0 &&
 	    pf.have == ((1u << 0) | (1u << 1) | (1u << 3)) && pf.val[0] == 0 &&
 	    pf.priv == 1u, "numa_filters: a privileged override (:priv) read as its value");
+	/* pid: skip 1 > tier 2 > off 0; cpuset (index 3): on 1 > off 0 */
+	tap(nx_parse_numa_filters_line(L("pid=0 cpuset=0:priv"), &pf) == 0 &&
+	    nx_pf_applied(&pf, 0, 2) == NX_FILTER_INHERIT && nx_pf_applied(&pf, 0, 0) == 0 &&
+	    nx_pf_applied(&pf, 3, 1) == 0 && nx_pf_applied(&pf, 1, 2) == NX_FILTER_INHERIT &&
+	    !nx_filter_relaxes(0, NX_FILTER_INHERIT, 2) && !nx_filter_relaxes(0, 1, -1),
+	    "numa_filters: a plain override gives way to a stricter sysctl, a :priv one holds");
 	tap(nx_parse_numa_filters_line(L("pid=:priv"), &pf) == -1 &&
 	    nx_parse_numa_filters_line(L("pid=1:pri"), &pf) == -1 &&
 	    nx_parse_numa_filters_line(L("pid=inherit:priv"), &pf) == -1,
