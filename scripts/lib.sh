@@ -71,5 +71,34 @@ ktree_git() {
 		-c user.email="numab@localhost" -c advice.detachedHead=false "$@"
 }
 
+# One kernel build at a time: two makes in one build folder corrupt it
+# (seen as a half-written asm-offsets.h), and a tree prepare under a
+# running build changes its sources. Takes the lock on fd 9 for the rest
+# of the script, waiting (and saying so) while another build holds it.
+build_lock() {
+	mkdir -p "$NUMAB_CACHE"
+	exec 9>"$NUMAB_CACHE/build.lock"
+	if ! flock -n 9; then
+		info "waiting for another kernel build to finish"
+		flock 9
+	fi
+}
+
+# config_unstuck FRAGMENT DOTCONFIG: the lines of FRAGMENT, CONFIG_X=v or
+# "# CONFIG_X is not set", that DOTCONFIG does not have as asked
+config_unstuck() {
+	local line name
+	while read -r line; do
+		case "$line" in
+		CONFIG_*=*) grep -qxF "$line" "$2" && continue ;;
+		"# CONFIG_"*" is not set")
+			name=${line#\# }; name=${name%% *}
+			grep -q "^$name=" "$2" || continue ;;
+		*) continue ;;
+		esac
+		printf '%s\n' "$line"
+	done <"$1"
+}
+
 now_s() { date +%s.%N; }
 elapsed() { awk -v a="$1" -v b="$(now_s)" 'BEGIN { printf "%.1f", b - a }'; }
