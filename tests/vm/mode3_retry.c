@@ -141,10 +141,18 @@ static int worker_start(FIXTURE_DATA(m3) *self)
 	for (int tries = 0; tries < 16; tries++) {
 		self->w.stop = 0;
 		self->w.tid_nr = 0;
+		double t0 = nt_now();
+
 		if (pthread_create(&self->w.tid, NULL, worker_fn, &self->w))
 			return -1;
-		while (!self->w.tid_nr)
+		/* its first statement; 10 s bounds a thread that never runs */
+		while (!self->w.tid_nr && nt_now() - t0 < 10)
 			sched_yield();
+		if (!self->w.tid_nr) {
+			self->w.stop = 1;
+			pthread_join(self->w.tid, NULL);
+			return -1;
+		}
 		if (nw_pid_bit(self->w.tid_nr) != nw_pid_bit(nw_gettid()))
 			return 0;
 		self->w.stop = 1;
