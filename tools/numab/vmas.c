@@ -176,7 +176,10 @@ static bool vma_cells(void *priv, size_t i, const char **cells)
 	if (v->in_numab)
 		cells_numab(r, cells, &v->nv);
 	if (!strcmp(v->verdict, "skipped")) {
-		snprintf(r->verdict, sizeof(r->verdict), "skipped:%s", v->nv.filter);
+		/* most rows repeat the last filter: no snprintf per row */
+		if (strncmp(r->verdict, "skipped:", 8) ||
+		    strcmp(r->verdict + 8, v->nv.filter))
+			snprintf(r->verdict, sizeof(r->verdict), "skipped:%s", v->nv.filter);
 		cells[VC_VERDICT] = r->verdict;
 	} else {
 		cells[VC_VERDICT] = v->verdict;
@@ -281,6 +284,7 @@ static int vmas_init(struct nx_table *t, struct vma_rows *r, const struct nx_vml
 	r->stranded_only = stranded_only;
 	r->min_size = min_size;
 	r->nonzero = vnonzero;
+	r->verdict[0] = '\0';	/* no "skipped:FILTER" laid out yet */
 	if (l)
 		snprintf(r->pid, sizeof(r->pid), "%d", (int)l->pid);
 	r->pid_col = vnspec ? vpid_col : -1;

@@ -375,7 +375,7 @@ static const char *judge(const struct nx_vma *v, const struct nx_vmlist *l,
 		if (!scan_begun(&l->mm)) {
 			char cpu[64] = "";
 
-			if (l->cpu_ms_max >= 0)
+			if (why && l->cpu_ms_max >= 0)	/* the text only when asked: per VMA */
 				snprintf(cpu, sizeof(cpu), "; its busiest thread has run %ld ms",
 					 l->cpu_ms_max);
 			if (l->balancing_off)
@@ -438,7 +438,9 @@ static const char *judge(const struct nx_vma *v, const struct nx_vmlist *l,
 			*pid_held = true;
 		if (why && v->release_in >= 0)
 			nx_release_text(v, l, rel, sizeof(rel));
-		if ((n->have & NV_HAVE_SCANS) && !n->scans)
+		if (!why)
+			last[0] = '\0';
+		else if ((n->have & NV_HAVE_SCANS) && !n->scans)
 			snprintf(last, sizeof(last), "not scanned in full yet");
 		else
 			snprintf(last, sizeof(last), "last scanned in full %llu seqs ago",
@@ -447,7 +449,7 @@ static const char *judge(const struct nx_vma *v, const struct nx_vmlist *l,
 		    "that reaches %u seqs%s%s", last, stale, rel[0] ? "; " : "", rel);
 		return "ok";
 	}
-	if (is_promo_only(n->filter))
+	if (why && is_promo_only(n->filter))
 		snprintf(filt, sizeof(filt), " (filter=%s)", n->filter);
 	by = backoff_until(n, l);
 	if (slow && by >= 0) {
