@@ -117,18 +117,18 @@ static __always_inline void read_state(struct nb_rec *r, struct vma_numab_state 
 {
 	r->flags |= NB_F_STATE;
 	if (bpf_core_field_exists(ns->start_scan_seq)) {
-		r->start_seq = BPF_CORE_READ(ns, start_scan_seq);
+		r->start_seq = ns->start_scan_seq;
 		r->have |= NB_H_START_SEQ;
 	}
 	if (bpf_core_field_exists(ns->prev_scan_seq)) {
-		r->prev_seq = BPF_CORE_READ(ns, prev_scan_seq);
+		r->prev_seq = ns->prev_scan_seq;
 		r->have |= NB_H_PREV_SEQ;
 	}
 	if (bpf_core_field_exists(ns->promo_scan_seq)) {
 		/* an int, or its low 16 bits where promo_scan_time is */
-		r->promo_seq = BPF_CORE_READ_BITFIELD_PROBED(ns, promo_scan_seq);
+		r->promo_seq = BPF_CORE_READ_BITFIELD(ns, promo_scan_seq);
 		if (bpf_core_field_size(ns->promo_scan_seq) == 2) {
-			int seq = BPF_CORE_READ(mm, numa_scan_seq);
+			int seq = mm->numa_scan_seq;
 
 			r->promo_seq = seq - (__u16)(seq - r->promo_seq);
 		}
@@ -136,52 +136,52 @@ static __always_inline void read_state(struct nb_rec *r, struct vma_numab_state 
 	}
 	if (bpf_core_field_exists(ns->promo_scan_time) &&
 	    bpf_core_field_exists(ns->promo_backoff)) {
-		r->promo_backoff = BPF_CORE_READ(ns, promo_backoff);
+		r->promo_backoff = ns->promo_backoff;
 		r->have |= NB_H_PROMO_BACKOFF;
 	}
 	if (bpf_core_field_exists(ns->pids_active)) {
-		r->pids[0] = BPF_CORE_READ(ns, pids_active[0]);
-		r->pids[1] = BPF_CORE_READ(ns, pids_active[1]);
+		r->pids[0] = ns->pids_active[0];
+		r->pids[1] = ns->pids_active[1];
 		r->have |= NB_H_PIDS;
 	}
 	if (bpf_core_field_exists(ns->pids_active_reset)) {
-		r->pid_reset = (long)(BPF_CORE_READ(ns, pids_active_reset) - now);
+		r->pid_reset = (long)(ns->pids_active_reset - now);
 		r->have |= NB_H_PID_RESET;
 	}
 	if (bpf_core_field_exists(ns->next_scan)) {
-		r->next_scan = (long)(BPF_CORE_READ(ns, next_scan) - now);
+		r->next_scan = (long)(ns->next_scan - now);
 		r->have |= NB_H_NEXT_SCAN;
 	}
 	if (bpf_core_field_exists(ns->promo_only)) {
-		r->promo_only = BPF_CORE_READ(ns, promo_only);
+		r->promo_only = ns->promo_only;
 		r->have |= NB_H_PROMO_ONLY;
 	}
 	if (bpf_core_field_exists(ns->nr_scans)) {
-		r->scans = BPF_CORE_READ(ns, nr_scans);
+		r->scans = ns->nr_scans;
 		r->have |= NB_H_SCANS;
 	}
 	if (bpf_core_field_exists(ns->nr_promo_scans)) {
-		r->promo_scans = BPF_CORE_READ(ns, nr_promo_scans);
+		r->promo_scans = ns->nr_promo_scans;
 		r->have |= NB_H_PROMO_SCANS;
 	}
 	if (bpf_core_field_exists(ns->nr_pte_updates)) {
-		r->pte_updates = BPF_CORE_READ(ns, nr_pte_updates);
+		r->pte_updates = ns->nr_pte_updates;
 		r->have |= NB_H_PTE_UPDATES;
 	}
 	if (bpf_core_field_exists(ns->nr_skip_delay)) {
-		r->skip_delay = BPF_CORE_READ(ns, nr_skip_delay);
+		r->skip_delay = ns->nr_skip_delay;
 		r->have |= NB_H_SKIP_DELAY;
 	}
 	if (bpf_core_field_exists(ns->nr_skip_seq)) {
-		r->skip_seq = BPF_CORE_READ(ns, nr_skip_seq);
+		r->skip_seq = ns->nr_skip_seq;
 		r->have |= NB_H_SKIP_SEQ;
 	}
 	if (bpf_core_field_exists(ns->nr_skip_pid)) {
-		r->skip_pid = BPF_CORE_READ(ns, nr_skip_pid);
+		r->skip_pid = ns->nr_skip_pid;
 		r->have |= NB_H_SKIP_PID;
 	}
 	if (bpf_core_field_exists(ns->last_skip)) {
-		r->last_skip = skip_index(BPF_CORE_READ(ns, last_skip));
+		r->last_skip = skip_index(ns->last_skip);
 		r->have |= NB_H_LAST_SKIP;
 	}
 }
