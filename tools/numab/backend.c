@@ -202,8 +202,8 @@ bool nx_pid_release(const struct nx_numab_vma *v, const struct nx_numab_mm *mm,
 	int64_t seq = (int64_t)mm->scan_seq, horizon;
 	uint64_t pids = v->pids[0] | v->pids[1];
 
-	if (strcmp(v->state, "ok") || (v->have & need) != need || t->nr < 1 ||
-	    !(mm->have & MM_HAVE_SEQ) || strcmp(v->filter, "none"))
+	if (v->state != NX_SYM_OK || (v->have & need) != need || t->nr < 1 ||
+	    !(mm->have & MM_HAVE_SEQ) || v->filter != NX_SYM_NONE)
 		return false;
 	/* vma_is_accessed(): the first two sequences are unconditional */
 	if (seq - v->start_seq < 2)
@@ -445,7 +445,7 @@ static void dump(const struct nx_vmlist *l, FILE *out)
 		if (!v->in_numab || !dump_keeps(v))
 			continue;
 		fprintf(out, "%08llx-%08llx filter=%s state=%s", (unsigned long long)v->start,
-			(unsigned long long)v->end, n->filter, n->state);
+			(unsigned long long)v->end, nx_sym_str(n->filter), nx_sym_str(n->state));
 #define K(bit, fmt, val) if (n->have & (bit)) fprintf(out, fmt, val)
 		K(NV_HAVE_START_SEQ, " start_seq=%lld", (long long)n->start_seq);
 		K(NV_HAVE_PREV_SEQ, " prev_seq=%lld", (long long)n->prev_seq);
@@ -464,7 +464,7 @@ static void dump(const struct nx_vmlist *l, FILE *out)
 		K(NV_HAVE_SKIP_DELAY, " skip_delay=%llu", (unsigned long long)n->skip_delay);
 		K(NV_HAVE_SKIP_SEQ, " skip_seq=%llu", (unsigned long long)n->skip_seq);
 		K(NV_HAVE_SKIP_PID, " skip_pid=%llu", (unsigned long long)n->skip_pid);
-		K(NV_HAVE_LAST_SKIP, " last_skip=%s", n->last_skip);
+		K(NV_HAVE_LAST_SKIP, " last_skip=%s", nx_sym_str(n->last_skip));
 #undef K
 		dump_name(v->name, out);
 		fputc('\n', out);
@@ -839,14 +839,13 @@ static void to_vma(const struct nb_rec *r, const struct filter_ctx *c, long hz,
 	memset(v, 0, sizeof(*v));
 	v->start = r->start;
 	v->end = r->end;
-	/* strcpy: the names are short literals, and this runs per VMA */
-	strcpy(v->filter, bpf_filter(r, c, false));
+	v->filter = nx_sym_cstr(bpf_filter(r, c, false));
 	if ((r->flags & (NB_F_GETPOL | NB_F_VMPOL)) == NB_F_GETPOL &&
-	    strcmp(v->filter, bpf_filter(r, c, true))) {
+	    v->filter != nx_sym_cstr(bpf_filter(r, c, true))) {
 		/* which one this kernel does: nx_shmem_resolve() */
-		strcpy(v->maybe[0], v->filter);
-		strcpy(v->maybe[1], bpf_filter(r, c, true));
-		strcpy(v->filter, "uncertain");
+		v->maybe[0] = v->filter;
+		v->maybe[1] = nx_sym_cstr(bpf_filter(r, c, true));
+		v->filter = NX_SYM_UNCERTAIN;
 	}
 	v->have = NV_HAVE_FILTER | NV_HAVE_STATE;
 	if (r->flags & NB_F_HEAP)
@@ -856,10 +855,10 @@ static void to_vma(const struct nb_rec *r, const struct filter_ctx *c, long hz,
 	else if ((r->flags & (NB_F_ANON | NB_F_FILE)) == NB_F_ANON)
 		v->name = (struct nx_span){ "anon", 4 };
 	if (!(r->flags & NB_F_STATE)) {
-		strcpy(v->state, "none");
+		v->state = NX_SYM_NONE;
 		return;
 	}
-	strcpy(v->state, "ok");
+	v->state = NX_SYM_OK;
 	for (size_t i = 0; i < sizeof(bits) / sizeof(bits[0]); i++)
 		if (r->have & bits[i].nb)
 			v->have |= bits[i].nv;
@@ -882,8 +881,8 @@ static void to_vma(const struct nb_rec *r, const struct filter_ctx *c, long hz,
 	v->skip_seq = r->skip_seq;
 	v->skip_pid = r->skip_pid;
 	if (r->have & NB_H_LAST_SKIP)
-		snprintf(v->last_skip, sizeof(v->last_skip), "%s",
-			 r->last_skip < NB_SKIP_NR ? skip_names[r->last_skip] : "unknown");
+		v->last_skip = nx_sym_cstr(r->last_skip < NB_SKIP_NR ?
+					   skip_names[r->last_skip] : "unknown");
 }
 
 static void to_mm(const struct nb_rec *r, long hz, struct nx_numab_mm *mm)

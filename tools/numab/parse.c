@@ -438,20 +438,103 @@ static void copy_word(char *dst, size_t sz, struct nx_span s)
 	dst[n] = '\0';
 }
 
-enum kt { KT_U64, KT_S64, KT_HEX, KT_STR };
+/* the words nx_sym() has seen: the kernel's commonest first, as NX_SYM_* */
+static char sym_word[256][NX_SYM_LEN] = {
+	[NX_SYM_EMPTY] = "", [NX_SYM_NONE] = "none", [NX_SYM_OK] = "ok",
+	[NX_SYM_UNCERTAIN] = "uncertain", [NX_SYM_UNKNOWN] = "unknown",
+};
+static uint8_t sym_len[256] = { 0, 4, 2, 9, 7 };
+static unsigned int sym_n;
+/* open addressing, id + 1 per slot (0: empty); never more than half full */
+static uint16_t sym_slot[512];
+
+static unsigned int sym_hash(const char *s, size_t n)
+{
+	uint32_t h = 2166136261u;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 16777619u;
+	return h & 511;
+}
+
+static void sym_add(const char *s, size_t n)
+{
+	unsigned int h = sym_hash(s, n);
+
+	while (sym_slot[h])
+		h = (h + 1) & 511;
+	memmove(sym_word[sym_n], s, n);
+	sym_word[sym_n][n] = '\0';
+	sym_len[sym_n] = (uint8_t)n;
+	sym_slot[h] = (uint16_t)(sym_n++ + 1);
+}
+
+nx_sym_t nx_sym(const char *s, size_t n)
+{
+	unsigned int h;
+
+	if (!sym_n) {	/* the known words, in the table before the first lookup */
+		sym_n = NX_SYM_EMPTY + 1;
+		while (sym_n < NX_SYM_NKNOWN)
+			sym_add(sym_word[sym_n], sym_len[sym_n]);
+	}
+	n = n < NX_SYM_LEN - 1 ? n : NX_SYM_LEN - 1;
+	if (!n)
+		return NX_SYM_EMPTY;
+	for (h = sym_hash(s, n); sym_slot[h]; h = (h + 1) & 511) {
+		unsigned int id = sym_slot[h] - 1u;
+
+		if (sym_len[id] == n && !memcmp(sym_word[id], s, n))
+			return (nx_sym_t)id;
+	}
+	if (sym_n == 256)
+		return NX_SYM_UNKNOWN;
+	sym_add(s, n);
+	return (nx_sym_t)(sym_n - 1);
+}
+
+nx_sym_t nx_sym_cstr(const char *s)
+{
+	return nx_sym(s, strlen(s));
+}
+
+const char *nx_sym_str(nx_sym_t id)
+{
+	return sym_word[id];
+}
+
+/* KT_SYM: a word (nx_sym_t); KT_S64, KT_U64: 8 bytes, or 4 saturated */
+enum kt { KT_U64, KT_S64, KT_HEX, KT_SYM };
 struct key_desc {
 	const char *name;
 	size_t len;
 	enum kt type;
 	size_t off;
-	size_t size;		/* for KT_STR */
+	size_t size;
 	unsigned int bit;
 };
 
+/* a number into a field of @size bytes: 8, or 4 (an int32 or u32, saturated) */
+static void store_num(char *dst, size_t size, bool sign, uint64_t u)
+{
+	if (size == sizeof(uint64_t)) {
+		memcpy(dst, &u, sizeof(u));	/* two's complement for S64 */
+	} else if (sign) {
+		int64_t s = (int64_t)u;
+		int32_t v = s > INT32_MAX ? INT32_MAX : s < INT32_MIN ? INT32_MIN : (int32_t)s;
+
+		memcpy(dst, &v, sizeof(v));
+	} else {
+		uint32_t v = u > UINT32_MAX ? UINT32_MAX : (uint32_t)u;
+
+		memcpy(dst, &v, sizeof(v));
+	}
+}
+
 #define VK(n, t, f, b) { n, sizeof(n) - 1, t, offsetof(struct nx_numab_vma, f), sizeof(((struct nx_numab_vma *)0)->f), b }
 static const struct key_desc vma_keys[] = {
-	VK("filter", KT_STR, filter, NV_HAVE_FILTER),
-	VK("state", KT_STR, state, NV_HAVE_STATE),
+	VK("filter", KT_SYM, filter, NV_HAVE_FILTER),
+	VK("state", KT_SYM, state, NV_HAVE_STATE),
 	VK("start_seq", KT_S64, start_seq, NV_HAVE_START_SEQ),
 	VK("prev_seq", KT_S64, prev_seq, NV_HAVE_PREV_SEQ),
 	VK("promo_seq", KT_S64, promo_seq, NV_HAVE_PROMO_SEQ),
@@ -465,7 +548,7 @@ static const struct key_desc vma_keys[] = {
 	VK("skip_delay", KT_U64, skip_delay, NV_HAVE_SKIP_DELAY),
 	VK("skip_seq", KT_U64, skip_seq, NV_HAVE_SKIP_SEQ),
 	VK("skip_pid", KT_U64, skip_pid, NV_HAVE_SKIP_PID),
-	VK("last_skip", KT_STR, last_skip, NV_HAVE_LAST_SKIP),
+	VK("last_skip", KT_SYM, last_skip, NV_HAVE_LAST_SKIP),
 };
 #define MK(n, t, f, b) { n, sizeof(n) - 1, t, offsetof(struct nx_numab_mm, f), sizeof(((struct nx_numab_mm *)0)->f), b }
 static const struct key_desc mm_keys[] = {
@@ -492,20 +575,20 @@ static int set_key(void *obj, unsigned int *have, const struct key_desc *keys,
 		if (kv->key.n != k->len || memcmp(kv->key.p, k->name, k->len))
 			continue;
 		switch (k->type) {
-		case KT_STR:
-			copy_word(dst, k->size, kv->val);
+		case KT_SYM:
+			*(nx_sym_t *)dst = nx_sym(kv->val.p, kv->val.n);
 			break;
 		case KT_S64:
 			if (nx_parse_s64(kv->val.p, kv->val.n, &s))
 				return -1;
-			memcpy(dst, &s, sizeof(s));
+			store_num(dst, k->size, true, (uint64_t)s);
 			break;
 		case KT_U64:
 		case KT_HEX:
 			if (nx_parse_u64(kv->val.p, kv->val.n,
 					 k->type == KT_HEX ? 16 : 10, &u))
 				return -1;
-			memcpy(dst, &u, sizeof(u));
+			store_num(dst, k->size, false, u);
 			break;
 		}
 		*have |= k->bit;
@@ -782,16 +865,11 @@ static bool fast_key(struct cursor *c, struct nx_numab_vma *v, size_t i)
 			return false;
 		if (neg)
 			u = 0 - u;
-		memcpy(dst, &u, sizeof(u));	/* two's complement for S64 */
+		store_num(dst, k->size, k->type == KT_S64, u);
 	} else {
-		size_t n;
-
 		if (!take_word(c, &val))
 			return false;
-		n = val.n < k->size - 1 ? val.n : k->size - 1;
-		for (size_t j = 0; j < n; j++)	/* copy_word() without a call */
-			dst[j] = val.p[j];
-		dst[n] = '\0';
+		*(nx_sym_t *)dst = nx_sym(val.p, val.n);
 	}
 	v->have |= k->bit;
 	return true;
@@ -831,7 +909,7 @@ static bool numa_vmas_fast(struct cursor *c, struct nx_numab_vma *v)
 		make_key_words();
 	if (!fast_key(c, v, 0) || !fast_key(c, v, 1))
 		return false;	/* filter=, state= */
-	if (!strcmp(v->state, "ok")) {
+	if (v->state == NX_SYM_OK) {
 		for (size_t i = 2; i < NVMA_KEYS; i++) {
 			if (vma_keys[i].bit == NV_HAVE_PID_RESET) {
 				if (!FIELD(c, "pids", &val) || parse_pids(val, v->pids))

@@ -116,30 +116,56 @@ enum {
 	MM_HAVE_OFFSET = 1u << 1,
 	MM_HAVE_NEXT = 1u << 2,
 };
+/*
+ * A word of a VMA's scan state (a filter, state or skip reason name), in
+ * one byte: an index into a table of the words seen, which starts with the
+ * ones the kernel prints.  As the fixed buffers they replace, a word keeps
+ * its first NX_SYM_LEN - 1 bytes; past 255 distinct words the rest read
+ * "unknown".  20,000 VMAs hold 100 KB less per word than in 32-byte buffers.
+ */
+typedef uint8_t nx_sym_t;
+#define NX_SYM_LEN 32
+enum {
+	NX_SYM_EMPTY,		/* "" */
+	NX_SYM_NONE,
+	NX_SYM_OK,
+	NX_SYM_UNCERTAIN,
+	NX_SYM_UNKNOWN,
+	NX_SYM_NKNOWN,
+};
+nx_sym_t nx_sym(const char *s, size_t n);
+nx_sym_t nx_sym_cstr(const char *s);
+const char *nx_sym_str(nx_sym_t id);
+
+/*
+ * One VMA of numa_vmas (or the BPF backend's record), as small as the
+ * kernel's values allow: a sequence is an int there, the counters at most
+ * u32; wider values read saturate.  numabctl keeps one per VMA.
+ */
 struct nx_numab_vma {
 	uint64_t start, end;
-	char filter[32];	/* as printed: none, shared_ro, shared_ro_promo_only, ... */
+	struct nx_span name;
+	uint64_t pids[2];
+	int64_t pid_reset_ms, next_scan_ms;
+	int32_t start_seq, prev_seq;	/* int in the kernel: -1 happens */
+	int32_t promo_seq;	/* last promotion-only scan; newer kernels only */
+	/*
+	 * the next promotion-only scan waits 1 << promo_backoff sequences
+	 * or as many minimum scan periods; kernels that bound it in time only
+	 */
+	uint32_t promo_backoff;
+	uint32_t promo_only, scans, promo_scans, pte_updates;
+	uint32_t skip_delay, skip_seq, skip_pid;
+	unsigned int have;
+	nx_sym_t filter;	/* as printed: none, shared_ro, shared_ro_promo_only, ... */
 	/*
 	 * filter "uncertain" (BPF backend, shmem without a memory policy):
 	 * [0] on a kernel whose vma_policy_mof() does not fall back to the
 	 * task policy for it, [1] on one that does (shmem.c)
 	 */
-	char maybe[2][24];
-	char state[8];		/* ok / none */
-	char last_skip[32];	/* e.g. pid_inactive_promo_only */
-	int64_t start_seq, prev_seq;	/* int in the kernel: -1 happens */
-	int64_t promo_seq;	/* last promotion-only scan; newer kernels only */
-	/*
-	 * the next promotion-only scan waits 1 << promo_backoff sequences
-	 * or as many minimum scan periods; kernels that bound it in time only
-	 */
-	uint64_t promo_backoff;
-	uint64_t pids[2];
-	int64_t pid_reset_ms, next_scan_ms;
-	uint64_t promo_only, scans, promo_scans, pte_updates;
-	uint64_t skip_delay, skip_seq, skip_pid;
-	struct nx_span name;
-	unsigned int have;
+	nx_sym_t maybe[2];
+	nx_sym_t state;		/* ok / none */
+	nx_sym_t last_skip;	/* e.g. pid_inactive_promo_only */
 };
 /* returns 1 for the "mm ..." header line, 0 for a VMA line, -1 malformed */
 int nx_parse_numa_vmas_line(const char *line, size_t len,

@@ -115,7 +115,7 @@ int nx_shmem_rule(char *how, size_t sz)
 static bool uncertain(const struct nx_vma *v)
 {
 	/* maybe[] is set only with "uncertain": no strcmp for every VMA */
-	return v->in_numab && v->nv.maybe[0][0] && !strcmp(v->nv.filter, "uncertain");
+	return v->in_numab && v->nv.maybe[0] && v->nv.filter == NX_SYM_UNCERTAIN;
 }
 
 void nx_shmem_resolve(struct nx_vmlist *l)
@@ -131,7 +131,7 @@ void nx_shmem_resolve(struct nx_vmlist *l)
 	rule = nx_shmem_rule(how, sizeof(how));
 	/* a VMA only the fallback lets the scanner visit, visited */
 	for (size_t i = 0; rule == NX_SHMEM_UNKNOWN && i < l->n; i++)
-		if (uncertain(&l->v[i]) && !strcmp(l->v[i].nv.state, "ok")) {
+		if (uncertain(&l->v[i]) && l->v[i].nv.state == NX_SYM_OK) {
 			rule = NX_SHMEM_TASKPOL;
 			snprintf(how, sizeof(how), "the scanner visited %llx, which only the "
 				 "fallback to the task policy allows",
@@ -142,8 +142,7 @@ void nx_shmem_resolve(struct nx_vmlist *l)
 
 		if (!uncertain(&l->v[i]))
 			continue;
-		snprintf(nv->filter, sizeof(nv->filter), "%s",
-			 nv->maybe[rule == NX_SHMEM_TASKPOL]);
+		nv->filter = nv->maybe[rule == NX_SHMEM_TASKPOL];
 	}
 	if (rule == NX_SHMEM_UNKNOWN)
 		snprintf(l->shmem_note, sizeof(l->shmem_note), "the filter of %zu VMA%s (shmem "
@@ -166,7 +165,7 @@ int nx_shmem_learn(const struct nx_vmlist *l, const struct nx_trace_result *r, p
 			const struct nx_vma *v = &l->v[k];
 
 			if (v->start != r->a[i].start || v->end != r->a[i].end ||
-			    !v->in_numab || !v->nv.maybe[0][0])
+			    !v->in_numab || !v->nv.maybe[0])
 				continue;
 			seen = &r->a[i];
 			rule = strcmp(seen->reason, "unsuitable") ? NX_SHMEM_TASKPOL : NX_SHMEM_NOPOL;

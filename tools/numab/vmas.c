@@ -133,8 +133,8 @@ static void cells_maps(struct vma_rows *r, const char **cells, const struct nx_v
 
 static void cells_numab(struct vma_rows *r, const char **cells, const struct nx_numab_vma *n)
 {
-	cells[VC_FILTER] = n->filter;
-	cells[VC_STATE] = n->state;
+	cells[VC_FILTER] = nx_sym_str(n->filter);
+	cells[VC_STATE] = nx_sym_str(n->state);
 	cell_seqs(r, cells, VC_SEQS, n, NV_HAVE_PREV_SEQ, n->prev_seq);
 	cell_seqs(r, cells, VC_PSEQS, n, NV_HAVE_PROMO_SEQ, n->promo_seq);
 	cell_s64(r, cells, VC_START_SEQ, n, NV_HAVE_START_SEQ, n->start_seq);
@@ -150,7 +150,7 @@ static void cells_numab(struct vma_rows *r, const char **cells, const struct nx_
 	cell_u64(r, cells, VC_SKIP_SEQ, n, NV_HAVE_SKIP_SEQ, n->skip_seq);
 	cell_u64(r, cells, VC_SKIP_PID, n, NV_HAVE_SKIP_PID, n->skip_pid);
 	/* a key the kernel (or the BPF backend) does not give: null, never "" */
-	cells[VC_LAST_SKIP] = (n->have & NV_HAVE_LAST_SKIP) && n->last_skip[0] ? n->last_skip :
+	cells[VC_LAST_SKIP] = (n->have & NV_HAVE_LAST_SKIP) && n->last_skip ? nx_sym_str(n->last_skip) :
 			      null_cell();
 	cell_s64(r, cells, VC_NEXT_SCAN, n, NV_HAVE_NEXT_SCAN, n->next_scan_ms);
 }
@@ -178,8 +178,8 @@ static bool vma_cells(void *priv, size_t i, const char **cells)
 	if (!strcmp(v->verdict, "skipped")) {
 		/* most rows repeat the last filter: no snprintf per row */
 		if (strncmp(r->verdict, "skipped:", 8) ||
-		    strcmp(r->verdict + 8, v->nv.filter))
-			snprintf(r->verdict, sizeof(r->verdict), "skipped:%s", v->nv.filter);
+		    strcmp(r->verdict + 8, nx_sym_str(v->nv.filter)))
+			snprintf(r->verdict, sizeof(r->verdict), "skipped:%s", nx_sym_str(v->nv.filter));
 		cells[VC_VERDICT] = r->verdict;
 	} else {
 		cells[VC_VERDICT] = v->verdict;

@@ -317,7 +317,7 @@ static unsigned int backoff_seqs(const struct nx_numab_vma *n)
 
 static int64_t backoff_until(const struct nx_numab_vma *n, const struct nx_vmlist *l)
 {
-	if (strcmp(n->last_skip, "promo_backoff") || !(n->have & NV_HAVE_PROMO_SEQ) ||
+	if (strcmp(nx_sym_str(n->last_skip), "promo_backoff") || !(n->have & NV_HAVE_PROMO_SEQ) ||
 	    !(l->mm.have & MM_HAVE_SEQ) ||
 	    ((n->have & NV_HAVE_PREV_SEQ) && n->prev_seq > n->promo_seq) ||
 	    nx_seqs_since(l->mm.scan_seq, n->promo_seq) > backoff_seqs(n))
@@ -360,16 +360,16 @@ static const char *judge(const struct nx_vma *v, const struct nx_vmlist *l,
 		WHY("%s", l->have_numab ? "not in numa_vmas" : "no numa_vmas");
 		return "unknown";
 	}
-	if (!strcmp(n->filter, "uncertain")) {
+	if (!strcmp(nx_sym_str(n->filter), "uncertain")) {
 		WHY("filter uncertain: %s on a kernel whose vma_policy_mof() does not fall back "
-		    "to the task policy for shmem, %s on one that does", n->maybe[0], n->maybe[1]);
+		    "to the task policy for shmem, %s on one that does", nx_sym_str(n->maybe[0]), nx_sym_str(n->maybe[1]));
 		return "unknown";
 	}
-	if (strcmp(n->filter, "none") && !is_promo_only(n->filter)) {
-		WHY("filter=%s", n->filter);
+	if (strcmp(nx_sym_str(n->filter), "none") && !is_promo_only(nx_sym_str(n->filter))) {
+		WHY("filter=%s", nx_sym_str(n->filter));
 		return slow ? "stranded" : "skipped";
 	}
-	if (strcmp(n->state, "ok")) {
+	if (strcmp(nx_sym_str(n->state), "ok")) {
 		bool old = (l->mm.have & MM_HAVE_SEQ) && l->mm.scan_seq >= stale;
 
 		if (!scan_begun(&l->mm)) {
@@ -380,13 +380,13 @@ static const char *judge(const struct nx_vma *v, const struct nx_vmlist *l,
 					 l->cpu_ms_max);
 			if (l->balancing_off)
 				WHY("never scanned (state=%s): the process has not begun a scan "
-				    "(scan_seq=0), and NUMA balancing is off", n->state);
+				    "(scan_seq=0), and NUMA balancing is off", nx_sym_str(n->state));
 			else
 				WHY("never scanned (state=%s): the process has not begun a scan "
 				    "(scan_seq=0), which a task does once it has run scan_delay_ms "
-				    "of CPU time of its own%s", n->state, cpu);
+				    "of CPU time of its own%s", nx_sym_str(n->state), cpu);
 		} else {
-			WHY("never scanned (state=%s)", n->state);
+			WHY("never scanned (state=%s)", nx_sym_str(n->state));
 		}
 		return slow && old ? "stranded" : "unscanned";
 	}
@@ -401,15 +401,15 @@ static const char *judge(const struct nx_vma *v, const struct nx_vmlist *l,
 		promo_recent = nx_seqs_since(l->mm.scan_seq, n->promo_seq) < stale ||
 			       backoff_until(n, l) >= 0;
 	else
-		promo_recent = n->promo_scans || is_promo_only(n->last_skip) ||
-			       !strcmp(n->last_skip, "promo_backoff");
+		promo_recent = n->promo_scans || is_promo_only(nx_sym_str(n->last_skip)) ||
+			       !strcmp(nx_sym_str(n->last_skip), "promo_backoff");
 	if (slow && seqs >= stale && !promo_recent) {
 		char rel[128] = "";
 
 		if (why && v->release_in >= 0)
 			nx_release_text(v, l, rel, sizeof(rel));
 		WHY("not scanned for %llu seqs%s%s%s%s", (unsigned long long)seqs,
-		    n->last_skip[0] ? ", last_skip=" : "", n->last_skip,
+		    nx_sym_str(n->last_skip) ? ", last_skip=" : "", nx_sym_str(n->last_skip),
 		    rel[0] ? "; " : "", rel);
 		return "stranded";
 	}
@@ -430,7 +430,7 @@ static const char *judge(const struct nx_vma *v, const struct nx_vmlist *l,
 	 * server's forked workers on few CPUs) the memory stays where it is
 	 * for as long as the filter's horizon. Said, not hidden behind "ok".
 	 */
-	if (slow && !strcmp(n->last_skip, "pid_inactive") && (n->have & NV_HAVE_PREV_SEQ) &&
+	if (slow && !strcmp(nx_sym_str(n->last_skip), "pid_inactive") && (n->have & NV_HAVE_PREV_SEQ) &&
 	    seqs >= 1 && seqs < stale) {
 		char rel[128] = "", last[64];
 
@@ -449,8 +449,8 @@ static const char *judge(const struct nx_vma *v, const struct nx_vmlist *l,
 		    "that reaches %u seqs%s%s", last, stale, rel[0] ? "; " : "", rel);
 		return "ok";
 	}
-	if (why && is_promo_only(n->filter))
-		snprintf(filt, sizeof(filt), " (filter=%s)", n->filter);
+	if (why && is_promo_only(nx_sym_str(n->filter)))
+		snprintf(filt, sizeof(filt), " (filter=%s)", nx_sym_str(n->filter));
 	by = backoff_until(n, l);
 	if (slow && by >= 0) {
 		char about[48] = "";
@@ -523,18 +523,18 @@ const char *nx_vma_holder(const struct nx_vma *v)
 	 * what makes it wait (a backoff, the PID filter's last skip)
 	 */
 	if (v->verdict && !strcmp(v->verdict, "ok"))
-		return v->backoff ? "promo_backoff" : v->pid_held ? "pid" : n->filter;
-	if (strcmp(n->filter, "none") && !is_promo_only(n->filter))
-		return n->filter;	/* shared_ro, inaccessible, ... */
+		return v->backoff ? "promo_backoff" : v->pid_held ? "pid" : nx_sym_str(n->filter);
+	if (strcmp(nx_sym_str(n->filter), "none") && !is_promo_only(nx_sym_str(n->filter)))
+		return nx_sym_str(n->filter);	/* shared_ro, inaccessible, ... */
 	if (v->pg_held)
 		return "shared_folio";
-	if (strcmp(n->filter, "none"))
-		return n->filter;	/* *_promo_only */
-	if (!strcmp(n->last_skip, "pid_inactive_promo_only"))
+	if (strcmp(nx_sym_str(n->filter), "none"))
+		return nx_sym_str(n->filter);	/* *_promo_only */
+	if (!strcmp(nx_sym_str(n->last_skip), "pid_inactive_promo_only"))
 		return "pid_promo_only";
-	if (!strcmp(n->last_skip, "pid_inactive") || v->release_in >= 0)
+	if (!strcmp(nx_sym_str(n->last_skip), "pid_inactive") || v->release_in >= 0)
 		return "pid";
-	if (!strcmp(n->last_skip, "scan_delay"))
+	if (!strcmp(nx_sym_str(n->last_skip), "scan_delay"))
 		return "scan_delay";
 	return "none";
 }

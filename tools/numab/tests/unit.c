@@ -222,22 +222,22 @@ static void test_numa_vmas(void)
 	    nx_parse_numa_vmas_line(L("mm scan_seq="), &mm, &v) == -1,
 	    "numa_vmas: mm line without scan_seq rejected");
 	tap(nx_parse_numa_vmas_line(L("7f3a00000000-7f3a40000000 filter=none state=ok start_seq=2 prev_seq=411 pids=0x1,0x0 pid_reset_ms=1200 next_scan_ms=-9000 promo_only=0 scans=37 promo_scans=4 pte_updates=131072 skip_delay=1 skip_seq=3 skip_pid=0 last_skip=seq_completed file=/memfd:big"), &mm, &v) == 0 &&
-	    v.start == 0x7f3a00000000ull && !strcmp(v.filter, "none") && !strcmp(v.state, "ok") &&
+	    v.start == 0x7f3a00000000ull && !strcmp(nx_sym_str(v.filter), "none") && !strcmp(nx_sym_str(v.state), "ok") &&
 	    v.prev_seq == 411 && v.pids[0] == 1 && v.next_scan_ms == -9000 && v.scans == 37 &&
-	    v.promo_scans == 4 && v.pte_updates == 131072 && !strcmp(v.last_skip, "seq_completed") &&
+	    v.promo_scans == 4 && v.pte_updates == 131072 && !strcmp(nx_sym_str(v.last_skip), "seq_completed") &&
 	    nx_span_eq(v.name, "/memfd:big") && (v.have & NV_HAVE_SKIP_PID),
 	    "numa_vmas: full VMA line (the ABI example)");
 	tap(nx_parse_numa_vmas_line(L("7f3a4a000000-7f3a4a021000 filter=none state=ok start_seq=1 prev_seq=2 promo_seq=3 pids=0x1,0x0 pid_reset_ms=1 next_scan_ms=2 promo_only=1 scans=65535 promo_scans=65535 pte_updates=4294967295 skip_delay=65535 skip_seq=65535 skip_pid=4294967295 last_skip=promo_backoff anon"), &mm, &v) == 0 &&
 	    v.scans == 65535 && v.promo_scans == 65535 && v.skip_delay == 65535 &&
 	    v.skip_seq == 65535 && v.pte_updates == 4294967295ull && v.skip_pid == 4294967295ull &&
-	    v.promo_only == 1 && !strcmp(v.last_skip, "promo_backoff"),
+	    v.promo_only == 1 && !strcmp(nx_sym_str(v.last_skip), "promo_backoff"),
 	    "numa_vmas: saturated counters (series v2) read as they are");
 	tap(nx_parse_numa_vmas_line(L("7f3a4a000000-7f3a4a021000 filter=shared_ro_promo_only state=ok start_seq=1 prev_seq=-1 promo_seq=3 promo_backoff=2 pids=0x0,0x0 pid_reset_ms=1 next_scan_ms=2 promo_only=1 scans=0 promo_scans=5 pte_updates=0 skip_delay=0 skip_seq=0 skip_pid=0 last_skip=promo_backoff file=/usr/bin/x"), &mm, &v) == 0 &&
 	    v.promo_seq == 3 && v.promo_backoff == 2 && (v.have & NV_HAVE_PROMO_BACKOFF) &&
 	    v.promo_scans == 5,
 	    "numa_vmas: promo_backoff read where the kernel shows it");
 	tap(nx_parse_numa_vmas_line(L("7f3a4a000000-7f3a4a021000 filter=shared_ro state=none file=/usr/lib/libc.so.6"), &mm, &v) == 0 &&
-	    !strcmp(v.filter, "shared_ro") && !(v.have & NV_HAVE_PREV_SEQ),
+	    !strcmp(nx_sym_str(v.filter), "shared_ro") && !(v.have & NV_HAVE_PREV_SEQ),
 	    "numa_vmas: state=none line without per-scan keys");
 	tap(nx_parse_numa_vmas_line(L("7f00-7f10 filter=none state=ok new_key=1 new_flag x=y=z anon"), &mm, &v) == 0 &&
 	    nx_span_eq(v.name, "anon"), "numa_vmas: unknown keys tolerated");
@@ -247,11 +247,15 @@ static void test_numa_vmas(void)
 	    nx_parse_numa_vmas_line(L("7f00-7f10 filter=none sta"), &mm, &v) == -1,
 	    "numa_vmas: missing filter, bad pids, huge number, truncated line rejected");
 	tap(nx_parse_numa_vmas_line(L("7f00-7f10 filter=shared_ro_promo_only state=ok start_seq=0 prev_seq=-1 promo_scans=3"), &mm, &v) == 0 &&
-	    v.prev_seq == -1 && v.start_seq == 0 && !strcmp(v.filter, "shared_ro_promo_only") &&
+	    v.prev_seq == -1 && v.start_seq == 0 && !strcmp(nx_sym_str(v.filter), "shared_ro_promo_only") &&
 	    nx_seqs_since(5, v.prev_seq) == 6 && nx_seqs_since(5, 9) == 0,
 	    "numa_vmas: prev_seq=-1 (a VMA first seen in sequence 0) parses");
 	tap(nx_parse_numa_vmas_line(L("7f00-7f10 filter=averyveryverylongfilternamethatdoesnotfitin32 state=ok"), &mm, &v) == 0 &&
-	    strlen(v.filter) == sizeof(v.filter) - 1, "numa_vmas: long strings truncated safely");
+	    strlen(nx_sym_str(v.filter)) == NX_SYM_LEN - 1, "numa_vmas: long strings truncated safely");
+	tap(nx_parse_numa_vmas_line(L("7f00-7f10 filter=none state=ok start_seq=-3000000000 prev_seq=3000000000 scans=4294967296 skip_pid=4294967295 anon"), &mm, &v) == 0 &&
+	    v.start_seq == INT32_MIN && v.prev_seq == INT32_MAX && v.scans == UINT32_MAX &&
+	    v.skip_pid == UINT32_MAX && (v.have & NV_HAVE_SCANS),
+	    "numa_vmas: a sequence beyond an int and a counter beyond u32 saturate, not wrap");
 	same_as_general();
 }
 
@@ -491,8 +495,8 @@ static void one_slow_vma(struct nx_vmlist *l, struct nx_vma *v, uint64_t scan_se
 	v->slow_bytes = size;
 	v->name = name;
 	snprintf(v->perms, sizeof(v->perms), "%s", perms);
-	snprintf(v->nv.filter, sizeof(v->nv.filter), "%s", filter);
-	strcpy(v->nv.state, "ok");
+	v->nv.filter = nx_sym_cstr(filter);
+	v->nv.state = nx_sym_cstr("ok");
 }
 
 /* a page check holds slow memory of a scanned VMA (pages.c's sample) */
@@ -528,12 +532,12 @@ static void test_pages(void)
 	nx_vma_judge(&v, &l);
 	tap(!strcmp(v.verdict, "ok"), "pages: not sampled: ok");
 	v.pg_slow = v.pg_slow_shared = 256;
-	strcpy(v.nv.filter, "shared_ro");
+	v.nv.filter = nx_sym_cstr("shared_ro");
 	nx_vma_judge(&v, &l);
 	nx_vma_why(&v, &l, why, sizeof(why));
 	tap(!strcmp(v.verdict, "stranded") && !strcmp(why, "filter=shared_ro") &&
 	    !strcmp(nx_vma_holder(&v), "shared_ro"), "pages: a VMA filter is named before the page check");
-	strcpy(v.nv.filter, "none");
+	v.nv.filter = nx_sym_cstr("none");
 	v.nv.prev_seq = 2;
 	nx_vma_judge(&v, &l);
 	nx_vma_why(&v, &l, why, sizeof(why));
@@ -554,7 +558,7 @@ static void test_backoff(void)
 
 	one_slow_vma(&l, &v, 12, 0x55d0c4a00000ull, 1u << 20, "/usr/sbin/app", "r-xp",
 		     "shared_ro_promo_only");
-	strcpy(v.nv.last_skip, "promo_backoff");
+	v.nv.last_skip = nx_sym_cstr("promo_backoff");
 	v.nv.have = NV_HAVE_PREV_SEQ | NV_HAVE_PROMO_SEQ;
 	v.nv.prev_seq = -1;
 	v.nv.promo_seq = 10;
@@ -587,10 +591,10 @@ static void test_backoff(void)
 	    strstr(nx_cause_text(v.verdict, nx_vma_holder(&v)), "not even such a scan came"),
 	    "backoff: a promotion-only VMA stale past it is stranded, and the cause says how");
 	l.mm.scan_seq = 12;
-	strcpy(v.nv.last_skip, "shared_ro_promo_only");
+	v.nv.last_skip = nx_sym_cstr("shared_ro_promo_only");
 	nx_vma_judge(&v, &l);
 	tap(!v.backoff, "backoff: not when the last pass scanned it");
-	strcpy(v.nv.last_skip, "promo_backoff");
+	v.nv.last_skip = nx_sym_cstr("promo_backoff");
 	v.slow_bytes = 0;
 	nx_vma_judge(&v, &l);
 	tap(!v.backoff, "backoff: nothing on the slow tier, nothing waits");
@@ -611,7 +615,7 @@ static void test_backoff(void)
 	    "backoff: a VMA backing off is not stale, whatever --stale (%s)", v.verdict);
 	l.stale = 4;
 	l.mm.scan_seq = 12;
-	strcpy(v.nv.filter, "none");
+	v.nv.filter = nx_sym_cstr("none");
 	v.nv.prev_seq = 2;
 	nx_vma_judge(&v, &l);
 	nx_vma_why(&v, &l, why, sizeof(why));
@@ -620,7 +624,7 @@ static void test_backoff(void)
 	    "backoff: a PID-inactive VMA scanned promotion-only waits the same (%s)", why);
 
 	/* kernels that show promo_backoff: the wait is known, and bounded in time */
-	strcpy(v.nv.filter, "shared_ro_promo_only");
+	v.nv.filter = nx_sym_cstr("shared_ro_promo_only");
 	v.nv.prev_seq = -1;
 	v.nv.have = NV_HAVE_PREV_SEQ | NV_HAVE_PROMO_SEQ | NV_HAVE_PROMO_BACKOFF;
 	v.nv.promo_backoff = 1;
@@ -658,7 +662,7 @@ static void test_pid_held(void)
 	/* a backend's buffer pool: scanned at seq 1, skipped as pid_inactive at seq 2 */
 	one_slow_vma(&l, &v, 2, 0x7f8fdb45e000ull, 280u << 20, "/dev/zero (deleted)", "rw-s",
 		     "none");
-	strcpy(v.nv.last_skip, "pid_inactive");
+	v.nv.last_skip = nx_sym_cstr("pid_inactive");
 	v.nv.have = NV_HAVE_PREV_SEQ | NV_HAVE_PROMO_SEQ;
 	v.nv.prev_seq = 1;
 	v.nv.promo_seq = -1;
@@ -703,16 +707,16 @@ static void test_pid_held(void)
 	    strstr(why, "not scanned for 4 seqs, last_skip=pid_inactive"),
 	    "pid held: stranded once it lasts --stale seqs (%s)", why);
 	l.mm.scan_seq = 2;
-	strcpy(v.nv.last_skip, "seq_completed");
+	v.nv.last_skip = nx_sym_cstr("seq_completed");
 	nx_vma_judge(&v, &l);
 	tap(!strcmp(v.verdict, "ok") && !v.pid_held && !strcmp(nx_vma_holder(&v), "none"),
 	    "pid held: not after another skip reason");
-	strcpy(v.nv.last_skip, "pid_inactive");
+	v.nv.last_skip = nx_sym_cstr("pid_inactive");
 	v.slow_bytes = 0;
 	nx_vma_judge(&v, &l);
 	tap(!strcmp(v.verdict, "ok") && !v.pid_held, "pid held: nothing on the slow tier, nothing held");
 	v.slow_bytes = 280u << 20;
-	strcpy(v.nv.filter, "shared_ro");
+	v.nv.filter = nx_sym_cstr("shared_ro");
 	nx_vma_judge(&v, &l);
 	tap(!strcmp(v.verdict, "stranded") && !v.pid_held && !strcmp(nx_vma_holder(&v), "shared_ro"),
 	    "pid held: a static filter is named first");
@@ -1051,10 +1055,10 @@ static struct nx_vma *uncertain_vma(struct nx_vmlist *l, struct nx_vma *v, const
 	v->start = 0x7f0000000000;
 	v->end = 0x7f0000200000;
 	v->in_numab = true;
-	strcpy(v->nv.filter, "uncertain");
-	strcpy(v->nv.maybe[0], "unsuitable");
-	strcpy(v->nv.maybe[1], "none");
-	snprintf(v->nv.state, sizeof(v->nv.state), "%s", state);
+	v->nv.filter = nx_sym_cstr("uncertain");
+	v->nv.maybe[0] = nx_sym_cstr("unsuitable");
+	v->nv.maybe[1] = nx_sym_cstr("none");
+	v->nv.state = nx_sym_cstr(state);
 	return v;
 }
 
@@ -1100,14 +1104,14 @@ static void test_shmem(void)
 	nx_shmem_resolve(&l);	/* nothing uncertain: nothing to do */
 	uncertain_vma(&l, &v, "none");
 	nx_shmem_resolve(&l);
-	tap(!strcmp(v.nv.filter, "uncertain") && strstr(l.shmem_note, "uncertain") &&
+	tap(!strcmp(nx_sym_str(v.nv.filter), "uncertain") && strstr(l.shmem_note, "uncertain") &&
 	    strstr(l.shmem_note, "numabctl trace"),
 	    "shmem: unknown rule, no evidence: the filter stays uncertain and vmas says how to learn it");
 	tap(!strcmp(nx_vma_verdict(&v, &l), "unknown"),
 	    "shmem: an uncertain filter gives the verdict unknown, not stranded");
 	uncertain_vma(&l, &v, "ok");
 	nx_shmem_resolve(&l);
-	tap(!strcmp(v.nv.filter, "none") && !l.shmem_note[0],
+	tap(!strcmp(nx_sym_str(v.nv.filter), "none") && !l.shmem_note[0],
 	    "shmem: a scanned uncertain VMA proves the fallback: none");
 	snprintf(path, sizeof(path), "%s/run", dir);
 	mkdir(path, 0755);
@@ -1115,12 +1119,12 @@ static void test_shmem(void)
 	put_file(path, "boot_id=b00t\nshmem_task_policy=no\nlearned=a test\n");
 	uncertain_vma(&l, &v, "none");
 	nx_shmem_resolve(&l);
-	tap(!strcmp(v.nv.filter, "unsuitable") && nx_shmem_rule(how, sizeof(how)) == NX_SHMEM_NOPOL &&
+	tap(!strcmp(nx_sym_str(v.nv.filter), "unsuitable") && nx_shmem_rule(how, sizeof(how)) == NX_SHMEM_NOPOL &&
 	    strstr(how, "a test"), "shmem: a rule learned in this boot decides: unsuitable");
 	put_file(path, "boot_id=other\nshmem_task_policy=no\n");
 	uncertain_vma(&l, &v, "none");
 	nx_shmem_resolve(&l);
-	tap(!strcmp(v.nv.filter, "uncertain"), "shmem: a rule learned in another boot is not used");
+	tap(!strcmp(nx_sym_str(v.nv.filter), "uncertain"), "shmem: a rule learned in another boot is not used");
 	snprintf(buf, sizeof(buf), "rm -rf %s", dir);
 	if (system(buf))
 		tap(false, "shmem: clean up %s", dir);
@@ -1191,6 +1195,37 @@ static void test_prom_label(void)
 	tap(label_is("a\0b", 3, "a\\\\x00b"), "prom label: a NUL byte inside the length");
 }
 
+/* last: it fills the table of words, and later words would read "unknown" */
+static void test_sym_table(void)
+{
+	struct nx_numab_mm mm;
+	struct nx_numab_vma v;
+	char line[96];
+	bool distinct = true, capped;
+
+	/* the words seen so far are few: 300 new ones fill the table */
+	for (int i = 0; i < 300; i++) {
+		nx_sym_t id;
+
+		snprintf(line, sizeof(line), "7f00-7f10 filter=f%d state=ok", i);
+		if (nx_parse_numa_vmas_line(line, strlen(line), &mm, &v) != 0) {
+			distinct = false;
+			break;
+		}
+		id = v.filter;
+		snprintf(line, sizeof(line), "f%d", i);
+		if (id != NX_SYM_UNKNOWN && strcmp(nx_sym_str(id), line))
+			distinct = false;
+	}
+	snprintf(line, sizeof(line), "7f00-7f10 filter=f299 state=ok");
+	capped = nx_parse_numa_vmas_line(line, strlen(line), &mm, &v) == 0 &&
+		 v.filter == NX_SYM_UNKNOWN && v.state == NX_SYM_OK &&
+		 !strcmp(nx_sym_str(nx_sym_cstr("none")), "none") &&
+		 nx_sym_cstr("") == NX_SYM_EMPTY;
+	tap(distinct && capped, "numa_vmas: each word reads back as written until 255 "
+	    "distinct words, then 'unknown'; the known words keep their ids");
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1)
@@ -1214,6 +1249,7 @@ int main(int argc, char **argv)
 	test_size();
 	test_json_string();
 	test_prom_label();
+	test_sym_table();
 	printf("1..%d\n", ntest);
 	return nfail ? 1 : 0;
 }
