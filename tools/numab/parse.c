@@ -340,7 +340,19 @@ static struct nx_span next_field(const char **pos, const char *end)
 	return s;
 }
 
-int nx_parse_maps_line(const char *line, size_t len, struct nx_maps_entry *e)
+/* the path of a maps line: what follows the inode, blanks around it cut */
+static int maps_path(const char *p, const char *end, struct nx_maps_entry *e)
+{
+	while (p < end && is_blank(*p))
+		p++;
+	while (end > p && is_blank(end[-1]))
+		end--;
+	e->path.p = p;
+	e->path.n = (size_t)(end - p);
+	return 0;
+}
+
+int nx_parse_maps_general(const char *line, size_t len, struct nx_maps_entry *e)
 {
 	const char *p = line, *end = line + len;
 	struct nx_span f[5];
@@ -354,13 +366,7 @@ int nx_parse_maps_line(const char *line, size_t len, struct nx_maps_entry *e)
 	if (nx_parse_range(f[0].p, f[0].n, &e->start, &e->end) || f[1].n != 4)
 		return -1;
 	memcpy(e->perms, f[1].p, 4);
-	while (p < end && is_blank(*p))
-		p++;
-	while (end > p && is_blank(end[-1]))
-		end--;
-	e->path.p = p;
-	e->path.n = (size_t)(end - p);
-	return 0;
+	return maps_path(p, end, e);
 }
 
 static int node_key(struct nx_span k, unsigned int *node)
@@ -964,6 +970,58 @@ int nx_parse_numa_vmas_line(const char *line, size_t len,
 	if (!nx_parse_numa_vmas_fast(line, len, v))
 		return 0;
 	return nx_parse_numa_vmas_general(line, len, mm, v);
+}
+
+/*
+ * Fast path for a maps line as the kernel prints it: "start-end perm
+ * offset dev inode", one blank between fields, then the path: the range
+ * parsed in one scan and the three fields it ignores stepped over, where
+ * the general parser tokenizes five fields.  Returns false for any other
+ * line, which nx_parse_maps_general() then decides (fuzz/ checks that both
+ * agree whenever this one succeeds).
+ */
+static bool maps_fast(struct cursor *c, struct nx_maps_entry *e)
+{
+	const char *p;
+
+	if (!fast_range(c, &e->start, &e->end))
+		return false;
+	p = c->p;
+	if (c->end - p < 5 || p[4] != ' ')
+		return false;
+	for (int i = 0; i < 4; i++)
+		if (kv_class[(unsigned char)p[i]] == KV_BLANK)
+			return false;
+	memcpy(e->perms, p, 4);
+	p += 5;
+	for (int f = 0; f < 3; f++) {	/* offset, dev, inode */
+		const char *b = p;
+
+		while (p < c->end && kv_class[(unsigned char)*p] != KV_BLANK)
+			p++;
+		if (p == b || (p < c->end && *p != ' '))
+			return false;
+		p += p < c->end;
+	}
+	c->p = p;
+	return true;
+}
+
+int nx_parse_maps_fast(const char *line, size_t len, struct nx_maps_entry *e)
+{
+	struct cursor c = { line, line + len };
+
+	memset(e, 0, sizeof(*e));
+	if (!maps_fast(&c, e))
+		return -1;
+	return maps_path(c.p, c.end, e);
+}
+
+int nx_parse_maps_line(const char *line, size_t len, struct nx_maps_entry *e)
+{
+	if (!nx_parse_maps_fast(line, len, e))
+		return 0;
+	return nx_parse_maps_general(line, len, e);
 }
 
 int nx_parse_vmstat_line(const char *line, size_t len,

@@ -65,6 +65,9 @@ struct nx_maps_entry {
 	struct nx_span path;	/* may be empty */
 };
 int nx_parse_maps_line(const char *line, size_t len, struct nx_maps_entry *e);
+/* its two halves, as nx_parse_numa_vmas_fast() and _general() (fuzz/ checks) */
+int nx_parse_maps_fast(const char *line, size_t len, struct nx_maps_entry *e);
+int nx_parse_maps_general(const char *line, size_t len, struct nx_maps_entry *e);
 
 /* /proc/<pid>/numa_maps; pages are split with @slow (nodes not in top tier) */
 struct nx_numa_maps_entry {

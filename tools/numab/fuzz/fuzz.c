@@ -42,7 +42,13 @@ static void one_line(const char *p, size_t n)
 #elif defined(FUZZ_numa_maps)
 	nx_parse_numa_maps_line(p, n, &slow, &u.nm);
 #elif defined(FUZZ_maps)
-	nx_parse_maps_line(p, n, &u.maps);
+	/* the fast path must agree with the general parser */
+	struct nx_maps_entry m2;
+	int r1 = nx_parse_maps_fast(p, n, &u.maps);
+	int r2 = nx_parse_maps_general(p, n, &m2);
+
+	if (r1 == 0 && (r2 != 0 || memcmp(&u.maps, &m2, sizeof(m2))))
+		abort();
 #elif defined(FUZZ_vmstat)
 	nx_parse_vmstat_line(p, n, &k, &x);
 #elif defined(FUZZ_meminfo)

@@ -123,6 +123,68 @@ static void test_nodelist(void)
 	tap(!strcmp(buf, "0-2,5,7-8"), "nodelist: formats back (%s)", buf);
 }
 
+/*
+ * The maps fast path: it takes the kernel's lines (every line of this
+ * process's maps, and the test's own), and wherever it succeeds the
+ * general parser gives the same entry; the others leave it.
+ */
+static void maps_same_as_general(void)
+{
+	static const char *const lines[] = {
+		"7f3a00000000-7f3a40000000 rw-s 00000000 00:01 2049                       /memfd:big (deleted)",
+		"7f3a40000000-7f3a48000000 rw-p 00000000 00:00 0 ",
+		"7f3a40000000-7f3a48000000 rw-p 00000000 00:00 0",
+		"ffffffffff600000-ffffffffff601000 --xp 00000000 00:00 0                  [vsyscall]",
+		"7f3a40000000-7f3a48000000 rw-p 00000000 00:00 0  \t[anon:x y]\t ",
+		/* each below leaves the fast path */
+		"0x7f3a40000000-7f3a48000000 rw-p 00000000 00:00 0",
+		"7f3a40000000-7f3a48000000  rw-p 00000000 00:00 0 /x",
+		"7f3a40000000-7f3a48000000 rw-p\t00000000 00:00 0 /x",
+		"7f3a40000000-7f3a48000000 rw-pp 00000000 00:00 0 /x",
+		"7f3a40000000-7f3a48000000 rw- 00000000 00:00 0 /x",
+		"7f3a40000000-7f3a48000000 rw-p 00000000  00:00 0 /x",
+		"7f3a40000000-7f3a48000000 rw-p 00000000 00:00",
+		"7f3a48000000-7f3a40000000 rw-p 00000000 00:00 0",
+		"17f3a4a0000000000-27f3a4a0000000000 rw-p 00000000 00:00 0",
+	};
+	const size_t nfast = 5;
+	char buf[4096];
+	FILE *f = fopen("/proc/self/maps", "r");
+	int bad = 0, own = 0, own_fast = 0;
+
+	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+		struct nx_maps_entry e1, e2;
+		/* "\\t" in the table: a real tab */
+		char line[256], *q = line;
+
+		for (const char *p = lines[i]; *p && q < line + sizeof(line) - 1; p++)
+			*q++ = p[0] == '\\' && p[1] == 't' ? (p++, '\t') : *p;
+		*q = '\0';
+		int fast = nx_parse_maps_fast(line, strlen(line), &e1);
+		int r1 = nx_parse_maps_line(line, strlen(line), &e1);
+		int r2 = nx_parse_maps_general(line, strlen(line), &e2);
+
+		if (r1 != r2 || (r1 == 0 && memcmp(&e1, &e2, sizeof(e1))) ||
+		    (fast == 0) != (i < nfast))
+			bad++;
+	}
+	while (f && fgets(buf, sizeof(buf), f)) {
+		struct nx_maps_entry e1, e2;
+		size_t n = strcspn(buf, "\n");
+		int fast = nx_parse_maps_fast(buf, n, &e1);
+
+		own++;
+		own_fast += fast == 0;
+		if (nx_parse_maps_general(buf, n, &e2) || (fast == 0 && memcmp(&e1, &e2, sizeof(e1))))
+			bad++;
+	}
+	if (f)
+		fclose(f);
+	tap(!bad && own > 5 && own_fast == own,
+	    "maps: the fast path takes every line of a real maps file and agrees with the "
+	    "general parser wherever it succeeds");
+}
+
 static void test_maps(void)
 {
 	struct nx_maps_entry e;
@@ -136,6 +198,7 @@ static void test_maps(void)
 	tap(nx_parse_maps_line(L("7f3a40000000-7f3a48000000 rw-p 000"), &e) == -1 &&
 	    nx_parse_maps_line(L("zz-7f rw-p 0 0 0"), &e) == -1,
 	    "maps: truncated and garbage lines rejected");
+	maps_same_as_general();
 }
 
 static void test_numa_maps(void)
