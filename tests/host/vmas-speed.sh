@@ -20,10 +20,12 @@
 # RSS 2.55 times.  The bounds, with room for noise on both sides: -p over
 # PID at most 1.3, either over cat at most 3, the peak RSS of -p at most
 # 1.25 times that of PID (GNU time's %M, skipped without it).  Three
-# runs on the same host at load average 0.4 to 0.5, best of 5: 'vmas
-# PID' over cat 2.00 to 2.05 (anon), 1.64 to 1.76 (file, shmem), 1.79
-# to 1.82 (mix); -p over PID 1.00 to 1.05, peak RSS 1.01 to 1.02.  The
-# goal of 2x is no bound here: the anonymous shape sits on it.
+# runs on the same host at load average 0.2 to 0.6, best of 5, after
+# rows shrank from 368 to 208 bytes a VMA: 'vmas PID' over cat 1.85 to
+# 1.90 (anon), 1.59 to 1.69 (file, shmem), 1.70 to 1.81 (mix); before,
+# at load average 0.4 to 0.5, 2.00 to 2.05 (anon).  The goal of 2x is no
+# bound here: at load average 4 the anonymous shape measured up to 2.16
+# before the rows shrank.
 #
 # Skips when numabctl does not build or vm.max_map_count is too low.
 # NUMABCTL=path tests that binary (default tools/numab/numabctl, built
