@@ -448,8 +448,11 @@ static void copy_word(char *dst, size_t sz, struct nx_span s)
 static char sym_word[256][NX_SYM_LEN] = {
 	[NX_SYM_EMPTY] = "", [NX_SYM_NONE] = "none", [NX_SYM_OK] = "ok",
 	[NX_SYM_UNCERTAIN] = "uncertain", [NX_SYM_UNKNOWN] = "unknown",
+	[NX_SYM_PROMO_BACKOFF] = "promo_backoff", [NX_SYM_PID_INACTIVE] = "pid_inactive",
+	[NX_SYM_PID_INACTIVE_PROMO] = "pid_inactive_promo_only", [NX_SYM_SCAN_DELAY] = "scan_delay",
 };
-static uint8_t sym_len[256] = { 0, 4, 2, 9, 7 };
+static uint8_t sym_len[256];
+static bool sym_po[256];	/* ends in "_promo_only" */
 static unsigned int sym_n;
 /* open addressing, id + 1 per slot (0: empty); never more than half full */
 static uint16_t sym_slot[512];
@@ -472,6 +475,7 @@ static void sym_add(const char *s, size_t n)
 	memmove(sym_word[sym_n], s, n);
 	sym_word[sym_n][n] = '\0';
 	sym_len[sym_n] = (uint8_t)n;
+	sym_po[sym_n] = n > 11 && !memcmp(s + n - 11, "_promo_only", 11);
 	sym_slot[h] = (uint16_t)(sym_n++ + 1);
 }
 
@@ -482,7 +486,7 @@ nx_sym_t nx_sym(const char *s, size_t n)
 	if (!sym_n) {	/* the known words, in the table before the first lookup */
 		sym_n = NX_SYM_EMPTY + 1;
 		while (sym_n < NX_SYM_NKNOWN)
-			sym_add(sym_word[sym_n], sym_len[sym_n]);
+			sym_add(sym_word[sym_n], strlen(sym_word[sym_n]));
 	}
 	n = n < NX_SYM_LEN - 1 ? n : NX_SYM_LEN - 1;
 	if (!n)
@@ -507,6 +511,11 @@ nx_sym_t nx_sym_cstr(const char *s)
 const char *nx_sym_str(nx_sym_t id)
 {
 	return sym_word[id];
+}
+
+bool nx_sym_promo_only(nx_sym_t id)
+{
+	return sym_po[id];
 }
 
 /* KT_SYM: a word (nx_sym_t); KT_S64, KT_U64: 8 bytes, or 4 saturated */

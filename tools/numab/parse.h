@@ -134,11 +134,21 @@ enum {
 	NX_SYM_OK,
 	NX_SYM_UNCERTAIN,
 	NX_SYM_UNKNOWN,
+	NX_SYM_PROMO_BACKOFF,
+	NX_SYM_PID_INACTIVE,
+	NX_SYM_PID_INACTIVE_PROMO,	/* pid_inactive_promo_only */
+	NX_SYM_SCAN_DELAY,
 	NX_SYM_NKNOWN,
 };
 nx_sym_t nx_sym(const char *s, size_t n);
 nx_sym_t nx_sym_cstr(const char *s);
 const char *nx_sym_str(nx_sym_t id);
+/*
+ * the word ends in "_promo_only": a filter or skip reason
+ * (shared_ro_promo_only, pid_inactive_promo_only) that means the VMA is
+ * scanned, for promotion only
+ */
+bool nx_sym_promo_only(nx_sym_t id);
 
 /*
  * One VMA of numa_vmas (or the BPF backend's record), as small as the

@@ -273,17 +273,6 @@ static int cmp_vma(const void *a, const void *b)
 		}							\
 } while (0)
 
-/*
- * Filter and skip reasons ending in "_promo_only" (pid_inactive_promo_only,
- * shared_ro_promo_only) mean the VMA is scanned, for promotion only.
- */
-static bool is_promo_only(const char *reason)
-{
-	size_t n = strlen(reason), k = strlen("_promo_only");
-
-	return n > k && !strcmp(reason + n - k, "_promo_only");
-}
-
 /* snprintf() into @why if the caller wants the reason (@why not NULL) */
 #define WHY(...) do { if (why) snprintf(why, sz, __VA_ARGS__); } while (0)
 
@@ -317,7 +306,7 @@ static unsigned int backoff_seqs(const struct nx_numab_vma *n)
 
 static int64_t backoff_until(const struct nx_numab_vma *n, const struct nx_vmlist *l)
 {
-	if (strcmp(nx_sym_str(n->last_skip), "promo_backoff") || !(n->have & NV_HAVE_PROMO_SEQ) ||
+	if (n->last_skip != NX_SYM_PROMO_BACKOFF || !(n->have & NV_HAVE_PROMO_SEQ) ||
 	    !(l->mm.have & MM_HAVE_SEQ) ||
 	    ((n->have & NV_HAVE_PREV_SEQ) && n->prev_seq > n->promo_seq) ||
 	    nx_seqs_since(l->mm.scan_seq, n->promo_seq) > backoff_seqs(n))
@@ -360,16 +349,16 @@ static const char *judge(const struct nx_vma *v, const struct nx_vmlist *l,
 		WHY("%s", l->have_numab ? "not in numa_vmas" : "no numa_vmas");
 		return "unknown";
 	}
-	if (!strcmp(nx_sym_str(n->filter), "uncertain")) {
+	if (n->filter == NX_SYM_UNCERTAIN) {
 		WHY("filter uncertain: %s on a kernel whose vma_policy_mof() does not fall back "
 		    "to the task policy for shmem, %s on one that does", nx_sym_str(n->maybe[0]), nx_sym_str(n->maybe[1]));
 		return "unknown";
 	}
-	if (strcmp(nx_sym_str(n->filter), "none") && !is_promo_only(nx_sym_str(n->filter))) {
+	if (n->filter != NX_SYM_NONE && !nx_sym_promo_only(n->filter)) {
 		WHY("filter=%s", nx_sym_str(n->filter));
 		return slow ? "stranded" : "skipped";
 	}
-	if (strcmp(nx_sym_str(n->state), "ok")) {
+	if (n->state != NX_SYM_OK) {
 		bool old = (l->mm.have & MM_HAVE_SEQ) && l->mm.scan_seq >= stale;
 
 		if (!scan_begun(&l->mm)) {
@@ -401,15 +390,15 @@ static const char *judge(const struct nx_vma *v, const struct nx_vmlist *l,
 		promo_recent = nx_seqs_since(l->mm.scan_seq, n->promo_seq) < stale ||
 			       backoff_until(n, l) >= 0;
 	else
-		promo_recent = n->promo_scans || is_promo_only(nx_sym_str(n->last_skip)) ||
-			       !strcmp(nx_sym_str(n->last_skip), "promo_backoff");
+		promo_recent = n->promo_scans || nx_sym_promo_only(n->last_skip) ||
+			       n->last_skip == NX_SYM_PROMO_BACKOFF;
 	if (slow && seqs >= stale && !promo_recent) {
 		char rel[128] = "";
 
 		if (why && v->release_in >= 0)
 			nx_release_text(v, l, rel, sizeof(rel));
 		WHY("not scanned for %llu seqs%s%s%s%s", (unsigned long long)seqs,
-		    nx_sym_str(n->last_skip) ? ", last_skip=" : "", nx_sym_str(n->last_skip),
+		    n->last_skip ? ", last_skip=" : "", nx_sym_str(n->last_skip),
 		    rel[0] ? "; " : "", rel);
 		return "stranded";
 	}
@@ -430,7 +419,7 @@ static const char *judge(const struct nx_vma *v, const struct nx_vmlist *l,
 	 * server's forked workers on few CPUs) the memory stays where it is
 	 * for as long as the filter's horizon. Said, not hidden behind "ok".
 	 */
-	if (slow && !strcmp(nx_sym_str(n->last_skip), "pid_inactive") && (n->have & NV_HAVE_PREV_SEQ) &&
+	if (slow && n->last_skip == NX_SYM_PID_INACTIVE && (n->have & NV_HAVE_PREV_SEQ) &&
 	    seqs >= 1 && seqs < stale) {
 		char rel[128] = "", last[64];
 
@@ -449,7 +438,7 @@ static const char *judge(const struct nx_vma *v, const struct nx_vmlist *l,
 		    "that reaches %u seqs%s%s", last, stale, rel[0] ? "; " : "", rel);
 		return "ok";
 	}
-	if (why && is_promo_only(nx_sym_str(n->filter)))
+	if (why && nx_sym_promo_only(n->filter))
 		snprintf(filt, sizeof(filt), " (filter=%s)", nx_sym_str(n->filter));
 	by = backoff_until(n, l);
 	if (slow && by >= 0) {
@@ -524,17 +513,17 @@ const char *nx_vma_holder(const struct nx_vma *v)
 	 */
 	if (v->verdict && !strcmp(v->verdict, "ok"))
 		return v->backoff ? "promo_backoff" : v->pid_held ? "pid" : nx_sym_str(n->filter);
-	if (strcmp(nx_sym_str(n->filter), "none") && !is_promo_only(nx_sym_str(n->filter)))
+	if (n->filter != NX_SYM_NONE && !nx_sym_promo_only(n->filter))
 		return nx_sym_str(n->filter);	/* shared_ro, inaccessible, ... */
 	if (v->pg_held)
 		return "shared_folio";
-	if (strcmp(nx_sym_str(n->filter), "none"))
+	if (n->filter != NX_SYM_NONE)
 		return nx_sym_str(n->filter);	/* *_promo_only */
-	if (!strcmp(nx_sym_str(n->last_skip), "pid_inactive_promo_only"))
+	if (n->last_skip == NX_SYM_PID_INACTIVE_PROMO)
 		return "pid_promo_only";
-	if (!strcmp(nx_sym_str(n->last_skip), "pid_inactive") || v->release_in >= 0)
+	if (n->last_skip == NX_SYM_PID_INACTIVE || v->release_in >= 0)
 		return "pid";
-	if (!strcmp(nx_sym_str(n->last_skip), "scan_delay"))
+	if (n->last_skip == NX_SYM_SCAN_DELAY)
 		return "scan_delay";
 	return "none";
 }

@@ -608,6 +608,10 @@ static void test_pages(void)
 	    strcmp(nx_vma_holder(&v), "shared_folio"),
 	    "pages: a VMA not scanned lately is stranded by that first, and held by it (%s, %s)",
 	    why, nx_vma_holder(&v));
+	/* no skip recorded: the reason names none */
+	tap(v.nv.last_skip == NX_SYM_EMPTY && strstr(why, "not scanned for 8 seqs") &&
+	    !strstr(why, "last_skip"),
+	    "why: a VMA without a last skip is not given an empty 'last_skip=' (%s)", why);
 }
 
 /* slow memory of a VMA whose promotion-only scans back off waits, ok */
