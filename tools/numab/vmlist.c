@@ -311,7 +311,7 @@ static int64_t backoff_until(const struct nx_numab_vma *n, const struct nx_vmlis
 	    ((n->have & NV_HAVE_PREV_SEQ) && n->prev_seq > n->promo_seq) ||
 	    nx_seqs_since(l->mm.scan_seq, n->promo_seq) > backoff_seqs(n))
 		return -1;
-	return n->promo_seq + backoff_seqs(n);
+	return (int64_t)n->promo_seq + backoff_seqs(n);
 }
 
 /*
