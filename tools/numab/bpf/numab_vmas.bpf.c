@@ -136,7 +136,7 @@ static __always_inline void read_state(struct nb_rec *r, struct vma_numab_state 
 	}
 	if (bpf_core_field_exists(ns->promo_scan_time) &&
 	    bpf_core_field_exists(ns->promo_backoff)) {
-		r->promo_backoff = ns->promo_backoff;
+		r->promo_backoff = BPF_CORE_READ_BITFIELD(ns, promo_backoff);
 		r->have |= NB_H_PROMO_BACKOFF;
 	}
 	if (bpf_core_field_exists(ns->pids_active)) {
@@ -153,46 +153,49 @@ static __always_inline void read_state(struct nb_rec *r, struct vma_numab_state 
 		r->have |= NB_H_NEXT_SCAN;
 	}
 	if (bpf_core_field_exists(ns->promo_only)) {
-		r->promo_only = ns->promo_only;
+		r->promo_only = BPF_CORE_READ_BITFIELD(ns, promo_only);
 		r->have |= NB_H_PROMO_ONLY;
 	}
 	if (bpf_core_field_exists(ns->nr_scans)) {
-		r->scans = ns->nr_scans;
+		r->scans = BPF_CORE_READ_BITFIELD(ns, nr_scans);
 		r->have |= NB_H_SCANS;
 	}
 	if (bpf_core_field_exists(ns->nr_promo_scans)) {
-		r->promo_scans = ns->nr_promo_scans;
+		r->promo_scans = BPF_CORE_READ_BITFIELD(ns, nr_promo_scans);
 		r->have |= NB_H_PROMO_SCANS;
 	}
 	if (bpf_core_field_exists(ns->nr_pte_updates)) {
-		r->pte_updates = ns->nr_pte_updates;
+		r->pte_updates = BPF_CORE_READ_BITFIELD(ns, nr_pte_updates);
 		r->have |= NB_H_PTE_UPDATES;
 	}
 	if (bpf_core_field_exists(ns->nr_skip_delay)) {
-		r->skip_delay = ns->nr_skip_delay;
+		r->skip_delay = BPF_CORE_READ_BITFIELD(ns, nr_skip_delay);
 		r->have |= NB_H_SKIP_DELAY;
 	}
 	if (bpf_core_field_exists(ns->nr_skip_seq)) {
-		r->skip_seq = ns->nr_skip_seq;
+		r->skip_seq = BPF_CORE_READ_BITFIELD(ns, nr_skip_seq);
 		r->have |= NB_H_SKIP_SEQ;
 	}
 	if (bpf_core_field_exists(ns->nr_skip_pid)) {
-		r->skip_pid = ns->nr_skip_pid;
+		r->skip_pid = BPF_CORE_READ_BITFIELD(ns, nr_skip_pid);
 		r->have |= NB_H_SKIP_PID;
 	}
 	if (bpf_core_field_exists(ns->last_skip)) {
-		r->last_skip = skip_index(ns->last_skip);
+		r->last_skip = skip_index(BPF_CORE_READ_BITFIELD(ns, last_skip));
 		r->have |= NB_H_LAST_SKIP;
 	}
 }
 
 /*
- * Per VMA, the fields every VMA needs are read with direct loads (the
- * iterator's task and vma are BTF pointers: the verifier turns the loads
- * into exception-handled ones), cheaper than a bpf_probe_read_kernel()
- * call each; a 20k-VMA walk spends most of its time in these.  The
- * optional fields of numab_state keep BPF_CORE_READ and its existence
- * checks.
+ * Per VMA, fields are read with direct loads (the iterator's task and vma
+ * are BTF pointers: the verifier turns the loads into exception-handled
+ * ones), cheaper than a bpf_probe_read_kernel() call each; a 20k-VMA walk
+ * spends most of its time in these.  The fields of numab_state that only
+ * the series has go through BPF_CORE_READ_BITFIELD(), a direct load whose
+ * size, sign and bit position libbpf relocates: a kernel that declares one
+ * of them otherwise reads it right, where a plain direct load of a field
+ * of another size or sign would make libbpf poison it and the verifier
+ * refuse the whole program.  Existence checks guard every optional field.
  */
 SEC("iter/task_vma")
 int numab_vmas(struct bpf_iter__task_vma *ctx)
