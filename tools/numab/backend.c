@@ -219,7 +219,7 @@ bool nx_pid_release(const struct nx_numab_vma *v, const struct nx_numab_mm *mm,
 	    mm->scan_offset < v->end)
 		return false;
 	/* the fallback: scanned once numa_scan_seq > prev_scan_seq + nr_threads */
-	horizon = v->prev_seq + t->nr;
+	horizon = (int64_t)v->prev_seq + t->nr;
 	/*
 	 * Overdue by more than the sequence in progress: something else
 	 * keeps it unscanned (a pass that never gets there, another

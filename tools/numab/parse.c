@@ -503,6 +503,12 @@ nx_sym_t nx_sym(const char *s, size_t n)
 	return (nx_sym_t)(sym_n - 1);
 }
 
+void nx_sym_reset(void)
+{
+	memset(sym_slot, 0, sizeof(sym_slot));
+	sym_n = 0;
+}
+
 nx_sym_t nx_sym_cstr(const char *s)
 {
 	return nx_sym(s, strlen(s));
@@ -529,21 +535,29 @@ struct key_desc {
 	unsigned int bit;
 };
 
-/* a number into a field of @size bytes: 8, or 4 (an int32 or u32, saturated) */
-static void store_num(char *dst, size_t size, bool sign, uint64_t u)
+/*
+ * A number into a field of @size bytes: 8, or 4.  A 4-byte signed field is
+ * a sequence, an int in the kernel: a value beyond it is malformed (false),
+ * not clamped, since it is compared with the mm's 64-bit scan_seq.  A
+ * 4-byte unsigned one is a counter, which the kernel saturates: clamped.
+ */
+static bool store_num(char *dst, size_t size, bool sign, uint64_t u)
 {
 	if (size == sizeof(uint64_t)) {
 		memcpy(dst, &u, sizeof(u));	/* two's complement for S64 */
 	} else if (sign) {
 		int64_t s = (int64_t)u;
-		int32_t v = s > INT32_MAX ? INT32_MAX : s < INT32_MIN ? INT32_MIN : (int32_t)s;
+		int32_t v = (int32_t)s;
 
+		if (s > INT32_MAX || s < INT32_MIN)
+			return false;
 		memcpy(dst, &v, sizeof(v));
 	} else {
 		uint32_t v = u > UINT32_MAX ? UINT32_MAX : (uint32_t)u;
 
 		memcpy(dst, &v, sizeof(v));
 	}
+	return true;
 }
 
 #define VK(n, t, f, b) { n, sizeof(n) - 1, t, offsetof(struct nx_numab_vma, f), sizeof(((struct nx_numab_vma *)0)->f), b }
@@ -594,16 +608,16 @@ static int set_key(void *obj, unsigned int *have, const struct key_desc *keys,
 			*(nx_sym_t *)dst = nx_sym(kv->val.p, kv->val.n);
 			break;
 		case KT_S64:
-			if (nx_parse_s64(kv->val.p, kv->val.n, &s))
+			if (nx_parse_s64(kv->val.p, kv->val.n, &s) ||
+			    !store_num(dst, k->size, true, (uint64_t)s))
 				return -1;
-			store_num(dst, k->size, true, (uint64_t)s);
 			break;
 		case KT_U64:
 		case KT_HEX:
 			if (nx_parse_u64(kv->val.p, kv->val.n,
 					 k->type == KT_HEX ? 16 : 10, &u))
 				return -1;
-			store_num(dst, k->size, false, u);
+			store_num(dst, k->size, false, u);	/* u32: clamped, never false */
 			break;
 		}
 		*have |= k->bit;
@@ -880,7 +894,8 @@ static bool fast_key(struct cursor *c, struct nx_numab_vma *v, size_t i)
 			return false;
 		if (neg)
 			u = 0 - u;
-		store_num(dst, k->size, k->type == KT_S64, u);
+		if (!store_num(dst, k->size, k->type == KT_S64, u))
+			return false;
 	} else {
 		if (!take_word(c, &val))
 			return false;
@@ -1014,6 +1029,13 @@ static bool maps_fast(struct cursor *c, struct nx_maps_entry *e)
 	}
 	c->p = p;
 	return true;
+}
+
+bool nx_maps_entry_eq(const struct nx_maps_entry *a, const struct nx_maps_entry *b)
+{
+	return a->start == b->start && a->end == b->end &&
+	       !memcmp(a->perms, b->perms, sizeof(a->perms)) &&
+	       a->path.p == b->path.p && a->path.n == b->path.n;
 }
 
 int nx_parse_maps_fast(const char *line, size_t len, struct nx_maps_entry *e)

@@ -68,6 +68,8 @@ int nx_parse_maps_line(const char *line, size_t len, struct nx_maps_entry *e);
 /* its two halves, as nx_parse_numa_vmas_fast() and _general() (fuzz/ checks) */
 int nx_parse_maps_fast(const char *line, size_t len, struct nx_maps_entry *e);
 int nx_parse_maps_general(const char *line, size_t len, struct nx_maps_entry *e);
+/* the same entry, field by field (padding is no part of it) */
+bool nx_maps_entry_eq(const struct nx_maps_entry *a, const struct nx_maps_entry *b);
 
 /* /proc/<pid>/numa_maps; pages are split with @slow (nodes not in top tier) */
 struct nx_numa_maps_entry {
@@ -143,6 +145,8 @@ enum {
 nx_sym_t nx_sym(const char *s, size_t n);
 nx_sym_t nx_sym_cstr(const char *s);
 const char *nx_sym_str(nx_sym_t id);
+/* empties the table (the known words come back): fuzz targets, one input each */
+void nx_sym_reset(void);
 /*
  * the word ends in "_promo_only": a filter or skip reason
  * (shared_ro_promo_only, pid_inactive_promo_only) that means the VMA is
@@ -152,8 +156,9 @@ bool nx_sym_promo_only(nx_sym_t id);
 
 /*
  * One VMA of numa_vmas (or the BPF backend's record), as small as the
- * kernel's values allow: a sequence is an int there, the counters at most
- * u32; wider values read saturate.  numabctl keeps one per VMA.
+ * kernel's values allow: a sequence is an int there (a wider one is a
+ * malformed line), the counters at most u32 (a wider one saturates).
+ * numabctl keeps one per VMA.
  */
 struct nx_numab_vma {
 	uint64_t start, end;

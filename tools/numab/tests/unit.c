@@ -164,7 +164,7 @@ static void maps_same_as_general(void)
 		int r1 = nx_parse_maps_line(line, strlen(line), &e1);
 		int r2 = nx_parse_maps_general(line, strlen(line), &e2);
 
-		if (r1 != r2 || (r1 == 0 && memcmp(&e1, &e2, sizeof(e1))) ||
+		if (r1 != r2 || (r1 == 0 && !nx_maps_entry_eq(&e1, &e2)) ||
 		    (fast == 0) != (i < nfast))
 			bad++;
 	}
@@ -175,7 +175,7 @@ static void maps_same_as_general(void)
 
 		own++;
 		own_fast += fast == 0;
-		if (nx_parse_maps_general(buf, n, &e2) || (fast == 0 && memcmp(&e1, &e2, sizeof(e1))))
+		if (nx_parse_maps_general(buf, n, &e2) || (fast == 0 && !nx_maps_entry_eq(&e1, &e2)))
 			bad++;
 	}
 	if (f)
@@ -315,10 +315,14 @@ static void test_numa_vmas(void)
 	    "numa_vmas: prev_seq=-1 (a VMA first seen in sequence 0) parses");
 	tap(nx_parse_numa_vmas_line(L("7f00-7f10 filter=averyveryverylongfilternamethatdoesnotfitin32 state=ok"), &mm, &v) == 0 &&
 	    strlen(nx_sym_str(v.filter)) == NX_SYM_LEN - 1, "numa_vmas: long strings truncated safely");
-	tap(nx_parse_numa_vmas_line(L("7f00-7f10 filter=none state=ok start_seq=-3000000000 prev_seq=3000000000 scans=4294967296 skip_pid=4294967295 anon"), &mm, &v) == 0 &&
-	    v.start_seq == INT32_MIN && v.prev_seq == INT32_MAX && v.scans == UINT32_MAX &&
-	    v.skip_pid == UINT32_MAX && (v.have & NV_HAVE_SCANS),
-	    "numa_vmas: a sequence beyond an int and a counter beyond u32 saturate, not wrap");
+	tap(nx_parse_numa_vmas_line(L("7f00-7f10 filter=none state=ok scans=4294967296 skip_pid=4294967295 anon"), &mm, &v) == 0 &&
+	    v.scans == UINT32_MAX && v.skip_pid == UINT32_MAX && (v.have & NV_HAVE_SCANS),
+	    "numa_vmas: a counter beyond u32 saturates, not wraps");
+	tap(nx_parse_numa_vmas_line(L("7f00-7f10 filter=none state=ok start_seq=0 prev_seq=3000000000 anon"), &mm, &v) == -1 &&
+	    nx_parse_numa_vmas_line(L("7f00-7f10 filter=none state=ok start_seq=-3000000000 anon"), &mm, &v) == -1 &&
+	    nx_parse_numa_vmas_line(L("7f00-7f10 filter=none state=ok start_seq=-2147483648 prev_seq=2147483647 anon"), &mm, &v) == 0 &&
+	    v.start_seq == INT32_MIN && v.prev_seq == INT32_MAX,
+	    "numa_vmas: a sequence beyond an int is a malformed line, not clamped (int's range parses)");
 	same_as_general();
 }
 
