@@ -525,8 +525,19 @@ static void tier(struct __test_metadata *_metadata, FIXTURE_DATA(shared_text) *s
 
 	ASSERT_EQ(readers_start(&self->r, nreaders, self->path,
 				TEXT_MB * NW_MB, 0), 0);
-	ASSERT_EQ(text_placement(self->r.pid[0], self->r.text, self->npages,
-				 self->pagesz, &pl), 0);
+	/*
+	 * Pages move_pages() gives no node for ("other": not mapped yet by
+	 * the first reader, or an error) are not placed yet: on Linux 7.3
+	 * the first look once found 512 of them (a 2 MiB folio's worth) on
+	 * ext2, which failed the check below. Wait for them, 2 s at most.
+	 */
+	for (i = 0; i < 20; i++) {
+		ASSERT_EQ(text_placement(self->r.pid[0], self->r.text,
+					 self->npages, self->pagesz, &pl), 0);
+		if (!pl.other)
+			break;
+		usleep(100 * 1000);
+	}
 	TH_LOG("%d readers of %p: node0 %ld node1 %ld other %ld", self->r.n,
 	       self->r.text, pl.node[0], pl.node[1], pl.other);
 	ASSERT_GE(pl.node[1], self->npages * 99 / 100);
