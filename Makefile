@@ -10,6 +10,15 @@ NUMAB_CACHE ?= $(HOME)/.cache/numab
 NUMAB_OUT ?= $(CURDIR)/build
 export NUMAB_CACHE NUMAB_OUT
 
+# The kernel line the targets work on (kernel/LINE/: BASE and patches/):
+# mainline, the series' primary line, or 6.12, its LTS backport.
+# NUMAB_KLINE in the environment sets the default; the scripts read it.
+KLINE ?= $(or $(NUMAB_KLINE),mainline)
+NUMAB_KLINE := $(KLINE)
+export NUMAB_KLINE
+# what the guest boots with under /numab/: the line's guest programs, numabctl
+GUEST_DIR = $(NUMAB_OUT)/guest/$(KLINE)
+
 # make check T=testbed,runner    categories (tests/run -t)
 # make check TESTS=promote       only units whose name contains a pattern
 T ?=
@@ -23,7 +32,7 @@ HOST_ONLY = $(if $(T),$(if $(filter-out host numabctl,$(subst $(comma), ,$(T))),
 WANT_DEBUG = $(if $(T),$(filter debug,$(subst $(comma), ,$(T))),y)
 .PHONY: all help deps kernel kernel-debug kernel-stock kernel-base kernel-tree guest numabctl \
 	check check-host vm shell demo bench servers series-import series-export \
-	series-status series-post clean distclean
+	series-status series-post series-pin clean distclean
 
 all: kernel guest numabctl
 
@@ -39,9 +48,10 @@ help:
 	@echo '  make bench         legacy vs numab benchmarks into build/bench (B=H1: numabctl on this host, no guest)'
 	@echo '                     (B="P1 P5" a subset, QUICK=1 the short CI pass)'
 	@echo '  make deps          install what is missing (apt-get)'
+	@echo '  KLINE=mainline|6.12  the kernel line of the targets below (default mainline)'
 	@echo '  make kernel        build the patched test kernel (incremental)'
 	@echo '  make kernel-debug  build the debug kernel (KASAN, lockdep, ...)'
-	@echo '  make kernel-stock  fetch stock 6.12: Debian'"'"'s kernel image of the base'"'"'s version'
+	@echo '  make kernel-stock  fetch the stock kernel: Debian'"'"'s kernel image of the base'"'"'s version'
 	@echo '  make kernel-base   build the base (numab-base) with the test config'
 	@echo '  make guest         build the guest test programs'
 	@echo '  make numabctl      build tools/numab/numabctl'
@@ -50,7 +60,8 @@ help:
 	@echo '  make series-import re-apply kernel/patches onto the kernel tree'
 	@echo '  make series-export write the kernel tree commits to kernel/patches'
 	@echo '  make series-status state of the kernel tree vs kernel/patches'
-	@echo '  make series-post   the series signed by you (git config) in build/series-post'
+	@echo '  make series-post   the series signed by you (git config) in build/series-post/LINE'
+	@echo '  make series-pin    move kernel/LINE/BASE to the newest version in its archive'
 
 deps:
 	@scripts/deps
@@ -71,13 +82,13 @@ kernel-tree: deps
 	@scripts/kernel-tree prepare
 
 guest: kernel-tree
-	@$(MAKE) -s -C tests OUT=$(NUMAB_OUT) KTREE="$$(scripts/kernel-tree path)"
+	@$(MAKE) -s -C tests OUT=$(NUMAB_OUT) GUEST=$(GUEST_DIR) KTREE="$$(scripts/kernel-tree path)"
 
 numabctl: deps
 	@if [ -f tools/numab/Makefile ]; then \
 		$(MAKE) -s -C tools/numab && \
-		mkdir -p $(NUMAB_OUT)/guest/bin && \
-		cp tools/numab/numabctl $(NUMAB_OUT)/guest/bin/; \
+		mkdir -p $(GUEST_DIR)/bin && \
+		cp tools/numab/numabctl $(GUEST_DIR)/bin/; \
 	fi
 
 check: deps
@@ -127,6 +138,11 @@ series-status:
 # the series signed by you (git config user.name/email) for posting
 series-post:
 	@scripts/kernel-tree post $(OUT)
+
+# kernel/LINE/BASE to the newest version its archive has; then make
+# kernel and series-export (Documentation/development.rst)
+series-pin:
+	@scripts/kernel-tree pin
 
 clean:
 	rm -rf $(NUMAB_OUT)
