@@ -21,15 +21,17 @@ GUEST_DIR = $(NUMAB_OUT)/guest/$(KLINE)
 
 # make check T=testbed,runner    categories (tests/run -t)
 # make check TESTS=promote       only units whose name contains a pattern
+#                                (TESTS=@6.12: the units booting 6.12)
+# make check KLINE=6.12          that line alone (default: every line, the
+#                                rows of tests/vm/TESTS on the lines they name)
+# make check ALL_ROWS=1          every unit on every line checked
 T ?=
 TESTS ?=
 VARIANT ?= test
+ALL_ROWS ?=
+CHECK_KLINES ?= $(if $(filter command line,$(origin KLINE)),$(KLINE),all)
+CHECK_ARGS = --kline $(CHECK_KLINES) $(if $(ALL_ROWS),--all-rows) $(if $(T),-t $(T))
 
-comma := ,
-# T names only categories that need no kernel
-HOST_ONLY = $(if $(T),$(if $(filter-out host numabctl,$(subst $(comma), ,$(T))),,y))
-# the debug kernel is built when the debug category runs (T empty or naming it)
-WANT_DEBUG = $(if $(T),$(filter debug,$(subst $(comma), ,$(T))),y)
 .PHONY: all help deps kernel kernel-debug kernel-stock kernel-base kernel-tree guest numabctl \
 	check check-host vm shell demo bench servers series-import series-export \
 	series-status series-post series-pin clean distclean
@@ -40,8 +42,9 @@ help:
 	@echo 'numab targets:'
 	@echo '  make demo          the stranding and its fix side by side in the tiered'
 	@echo '                     testbed, legacy vs numab filters (QUICK=1: short run)'
-	@echo '  make check         build everything, run host and VM tests'
-	@echo '                     (T=host,numabctl,testbed,series,tools,runner,stock,servers  TESTS=pattern)'
+	@echo '  make check         build everything, run host and VM tests on every kernel line'
+	@echo '                     (T=host,numabctl,testbed,series,tools,runner,stock,servers  TESTS=pattern'
+	@echo '                     KLINE=6.12: one line  ALL_ROWS=1: every unit on every line)'
 	@echo '  make servers       PostgreSQL, Redis and memcached from Debian on the slow'
 	@echo '                     tier: stock vs legacy vs numab, into build/servers'
 	@echo '                     (SERVERS=postgres MODES=move CONFIGS=stock,numab SECONDS=90)'
@@ -91,10 +94,19 @@ numabctl: deps
 		cp tools/numab/numabctl $(GUEST_DIR)/bin/; \
 	fi
 
-check: deps
-	@$(MAKE) -s $(if $(HOST_ONLY),,kernel kernel-stock guest) $(if $(WANT_DEBUG),kernel-debug) \
-		numabctl
-	@tests/run $(if $(T),-t $(T)) $(TESTS)
+# What the units need, line by line (tests/run --needs: the tree, the
+# kernels, the guest programs), is built first; then the tests run once.
+check: deps numabctl
+	@needs=$$(tests/run $(CHECK_ARGS) --needs $(TESTS)) || exit 1; \
+	echo "$$needs" | while read -r line what; do \
+		case "$$what" in \
+		'') ;; \
+		tree) NUMAB_KLINE=$$line scripts/kernel-tree prepare ;; \
+		guest) $(MAKE) -s guest numabctl KLINE=$$line ;; \
+		*) NUMAB_KLINE=$$line scripts/build-kernel $$what ;; \
+		esac || exit 1; \
+	done
+	@tests/run $(CHECK_ARGS) $(TESTS)
 
 check-host: deps
 	@tests/run -t host,numabctl
