@@ -39,7 +39,8 @@ CHECK_ARGS = --kline $(CHECK_KLINES) $(if $(ALL_ROWS),--all-rows) $(if $(T),-t $
 all: kernel guest numabctl
 
 help:
-	@echo 'numab targets:'
+	@echo 'numab targets (KLINE=mainline|6.12: the kernel line they work on, default'
+	@echo 'mainline; make check tests every line unless KLINE is given):'
 	@echo '  make demo          the stranding and its fix side by side in the tiered'
 	@echo '                     testbed, legacy vs numab filters (QUICK=1: short run)'
 	@echo '  make check         build everything, run host and VM tests on every kernel line'
@@ -51,7 +52,6 @@ help:
 	@echo '  make bench         legacy vs numab benchmarks into build/bench (B=H1: numabctl on this host, no guest)'
 	@echo '                     (B="P1 P5" a subset, QUICK=1 the short CI pass)'
 	@echo '  make deps          install what is missing (apt-get)'
-	@echo '  KLINE=mainline|6.12  the kernel line of the targets below (default mainline)'
 	@echo '  make kernel        build the patched test kernel (incremental)'
 	@echo '  make kernel-debug  build the debug kernel (KASAN, lockdep, ...)'
 	@echo '  make kernel-stock  fetch the stock kernel: Debian'"'"'s kernel image of the base'"'"'s version'
@@ -60,9 +60,9 @@ help:
 	@echo '  make numabctl      build tools/numab/numabctl'
 	@echo '  make vm CMD="..."  run a command in the tiered guest'
 	@echo '  make shell         interactive shell in the tiered guest'
-	@echo '  make series-import re-apply kernel/patches onto the kernel tree'
-	@echo '  make series-export write the kernel tree commits to kernel/patches'
-	@echo '  make series-status state of the kernel tree vs kernel/patches'
+	@echo '  make series-import re-apply kernel/LINE/patches onto the kernel tree'
+	@echo '  make series-export write the kernel tree commits to kernel/LINE/patches'
+	@echo '  make series-status state of the kernel tree vs kernel/LINE/patches'
 	@echo '  make series-post   the series signed by you (git config) in build/series-post/LINE'
 	@echo '  make series-pin    move kernel/LINE/BASE to the newest version in its archive'
 
