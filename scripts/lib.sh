@@ -161,20 +161,36 @@ build_lock() {
 	fi
 }
 
-# config_unstuck FRAGMENT DOTCONFIG: the lines of FRAGMENT, CONFIG_X=v or
-# "# CONFIG_X is not set", that DOTCONFIG does not have as asked
+# config_unstuck FRAGMENT DOTCONFIG [TREE]: the lines of FRAGMENT,
+# CONFIG_X=v or "# CONFIG_X is not set", that DOTCONFIG does not have as
+# asked. With TREE, an option whose symbol no Kconfig file of TREE declares
+# is left out, saying so on stderr: kernel/configs/ serves every line and
+# the series, and a kernel lacks some of their symbols (one the series
+# adds, in the base or before the series is ported; one another line's
+# kernel has: CONFIG_PROC_SYSCTL, merged into CONFIG_SYSCTL in 7.3;
+# CONFIG_NUMA_MIGRATION, new in 7.3; CONFIG_SCHED_DEBUG, gone in 7.3).
 config_unstuck() {
 	local line name
 	while read -r line; do
 		case "$line" in
-		CONFIG_*=*) grep -qxF "$line" "$2" && continue ;;
+		CONFIG_*=*) grep -qxF "$line" "$2" && continue
+			name=${line%%=*} ;;
 		"# CONFIG_"*" is not set")
 			name=${line#\# }; name=${name%% *}
 			grep -q "^$name=" "$2" || continue ;;
 		*) continue ;;
 		esac
+		if [ -n "${3:-}" ] && ! kconfig_declared "$3" "${name#CONFIG_}"; then
+			info "$name is not in the Kconfig of $3: not checked"
+			continue
+		fi
 		printf '%s\n' "$line"
 	done <"$1"
+}
+
+# kconfig_declared TREE SYMBOL: a Kconfig file of TREE declares SYMBOL
+kconfig_declared() {
+	grep -rqE --include='Kconfig*' "^[[:space:]]*(menu)?config[[:space:]]+$2[[:space:]]*$" "$1"
 }
 
 now_s() { date +%s.%N; }
