@@ -175,7 +175,7 @@ fd "$tmp/apt1" download linux-binary-7.3-amd64; rc=$?
 t "one-line sources: the Debian deb line, its signed-by" \
 	test "$(grep -E '^(URIs|Signed-By):' "$src" | paste -sd,)" = "URIs: http://one.invalid/debian,Signed-By: /usr/share/keyrings/one.gpg"
 t "download: exit 0 ($rc), the .deb at the pinned version, in the cache" \
-	test "$rc:$(cat "$tmp/fd.out" | grep -v downloading)" = "0:$tmp/cache/apt/debs/linux-binary-7.3-amd64_${pin}_amd64.deb"
+	test "$rc:$(grep -v downloading "$tmp/fd.out")" = "0:$tmp/cache/apt/debs/linux-binary-7.3-amd64_${pin}_amd64.deb"
 t "download: apt-get download PKG=VERSION with the private configuration" \
 	grep -q "Dir::Etc::sourcelist=/dev/null.* download linux-binary-7.3-amd64=$pin$" "$tmp/apt.calls"
 fd "$tmp/apt1" download linux-binary-7.3-amd64
