@@ -10,29 +10,42 @@ NUMAB_CACHE ?= $(HOME)/.cache/numab
 NUMAB_OUT ?= $(CURDIR)/build
 export NUMAB_CACHE NUMAB_OUT
 
+# The kernel line the targets work on (kernel/LINE/: BASE and patches/):
+# mainline, the series' primary line, or 6.12, its LTS backport.
+# NUMAB_KLINE in the environment sets the default; the scripts read it.
+KLINE ?= $(or $(NUMAB_KLINE),mainline)
+NUMAB_KLINE := $(KLINE)
+export NUMAB_KLINE
+# what the guest boots with under /numab/: the line's guest programs, numabctl
+GUEST_DIR = $(NUMAB_OUT)/guest/$(KLINE)
+
 # make check T=testbed,runner    categories (tests/run -t)
 # make check TESTS=promote       only units whose name contains a pattern
+#                                (TESTS=@6.12: the units booting 6.12)
+# make check KLINE=6.12          that line alone (default: every line, the
+#                                rows of tests/vm/TESTS on the lines they name)
+# make check ALL_ROWS=1          every unit on every line checked
 T ?=
 TESTS ?=
 VARIANT ?= test
+ALL_ROWS ?=
+CHECK_KLINES ?= $(if $(filter command line,$(origin KLINE)),$(KLINE),all)
+CHECK_ARGS = --kline $(CHECK_KLINES) $(if $(ALL_ROWS),--all-rows) $(if $(T),-t $(T))
 
-comma := ,
-# T names only categories that need no kernel
-HOST_ONLY = $(if $(T),$(if $(filter-out host numabctl,$(subst $(comma), ,$(T))),,y))
-# the debug kernel is built when the debug category runs (T empty or naming it)
-WANT_DEBUG = $(if $(T),$(filter debug,$(subst $(comma), ,$(T))),y)
 .PHONY: all help deps kernel kernel-debug kernel-stock kernel-base kernel-tree guest numabctl \
 	check check-host vm shell demo bench servers series-import series-export \
-	series-status series-post clean distclean
+	series-status series-post series-pin clean distclean
 
 all: kernel guest numabctl
 
 help:
-	@echo 'numab targets:'
+	@echo 'numab targets (KLINE=mainline|6.12: the kernel line they work on, default'
+	@echo 'mainline; make check tests every line unless KLINE is given):'
 	@echo '  make demo          the stranding and its fix side by side in the tiered'
 	@echo '                     testbed, legacy vs numab filters (QUICK=1: short run)'
-	@echo '  make check         build everything, run host and VM tests'
-	@echo '                     (T=host,numabctl,testbed,series,tools,runner,stock,servers  TESTS=pattern)'
+	@echo '  make check         build everything, run host and VM tests on every kernel line'
+	@echo '                     (T=host,numabctl,testbed,series,tools,runner,stock,servers  TESTS=pattern'
+	@echo '                     KLINE=6.12: one line  ALL_ROWS=1: every unit on every line)'
 	@echo '  make servers       PostgreSQL, Redis and memcached from Debian on the slow'
 	@echo '                     tier: stock vs legacy vs numab, into build/servers'
 	@echo '                     (SERVERS=postgres MODES=move CONFIGS=stock,numab SECONDS=90)'
@@ -41,16 +54,17 @@ help:
 	@echo '  make deps          install what is missing (apt-get)'
 	@echo '  make kernel        build the patched test kernel (incremental)'
 	@echo '  make kernel-debug  build the debug kernel (KASAN, lockdep, ...)'
-	@echo '  make kernel-stock  fetch stock 6.12: Debian'"'"'s kernel image of the base'"'"'s version'
+	@echo '  make kernel-stock  fetch the stock kernel: Debian'"'"'s kernel image of the base'"'"'s version'
 	@echo '  make kernel-base   build the base (numab-base) with the test config'
 	@echo '  make guest         build the guest test programs'
 	@echo '  make numabctl      build tools/numab/numabctl'
 	@echo '  make vm CMD="..."  run a command in the tiered guest'
 	@echo '  make shell         interactive shell in the tiered guest'
-	@echo '  make series-import re-apply kernel/patches onto the kernel tree'
-	@echo '  make series-export write the kernel tree commits to kernel/patches'
-	@echo '  make series-status state of the kernel tree vs kernel/patches'
-	@echo '  make series-post   the series signed by you (git config) in build/series-post'
+	@echo '  make series-import re-apply kernel/LINE/patches onto the kernel tree'
+	@echo '  make series-export write the kernel tree commits to kernel/LINE/patches'
+	@echo '  make series-status state of the kernel tree vs kernel/LINE/patches'
+	@echo '  make series-post   the series signed by you (git config) in build/series-post/LINE'
+	@echo '  make series-pin    move kernel/LINE/BASE to the newest version in its archive'
 
 deps:
 	@scripts/deps
@@ -71,19 +85,28 @@ kernel-tree: deps
 	@scripts/kernel-tree prepare
 
 guest: kernel-tree
-	@$(MAKE) -s -C tests OUT=$(NUMAB_OUT) KTREE="$$(scripts/kernel-tree path)"
+	@$(MAKE) -s -C tests OUT=$(NUMAB_OUT) GUEST=$(GUEST_DIR) KTREE="$$(scripts/kernel-tree path)"
 
 numabctl: deps
 	@if [ -f tools/numab/Makefile ]; then \
 		$(MAKE) -s -C tools/numab && \
-		mkdir -p $(NUMAB_OUT)/guest/bin && \
-		cp tools/numab/numabctl $(NUMAB_OUT)/guest/bin/; \
+		mkdir -p $(GUEST_DIR)/bin && \
+		cp tools/numab/numabctl $(GUEST_DIR)/bin/; \
 	fi
 
-check: deps
-	@$(MAKE) -s $(if $(HOST_ONLY),,kernel kernel-stock guest) $(if $(WANT_DEBUG),kernel-debug) \
-		numabctl
-	@tests/run $(if $(T),-t $(T)) $(TESTS)
+# What the units need, line by line (tests/run --needs: the tree, the
+# kernels, the guest programs), is built first; then the tests run once.
+check: deps numabctl
+	@needs=$$(tests/run $(CHECK_ARGS) --needs $(TESTS)) || exit 1; \
+	echo "$$needs" | while read -r line what; do \
+		case "$$what" in \
+		'') ;; \
+		tree) NUMAB_KLINE=$$line scripts/kernel-tree prepare ;; \
+		guest) $(MAKE) -s guest numabctl KLINE=$$line ;; \
+		*) NUMAB_KLINE=$$line scripts/build-kernel $$what ;; \
+		esac || exit 1; \
+	done
+	@tests/run $(CHECK_ARGS) $(TESTS)
 
 check-host: deps
 	@tests/run -t host,numabctl
@@ -127,6 +150,11 @@ series-status:
 # the series signed by you (git config user.name/email) for posting
 series-post:
 	@scripts/kernel-tree post $(OUT)
+
+# kernel/LINE/BASE to the newest version its archive has; then make
+# kernel and series-export (Documentation/development.rst)
+series-pin:
+	@scripts/kernel-tree pin
 
 clean:
 	rm -rf $(NUMAB_OUT)

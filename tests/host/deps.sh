@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # scripts/deps against a fake apt (dpkg-query, apt-cache, apt-get first in
-# PATH): linux-source-6.12 is installed at kernel/BASE's version when the
+# PATH): linux-source-6.12, the source of the kernel line from the host's
+# archive, is installed at kernel/6.12/BASE's version when the
 # archive has it, even when apt-cache madison goes on writing after the
 # matching line (a "madison | grep -q" under pipefail fails there with
 # SIGPIPE); the newest, with a warning, when it does not; nothing is
@@ -12,7 +13,7 @@
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 . "$(dirname "$0")/tap.sh"
-pkg=$(base_var DEB_PACKAGE) ver=$(base_var DEB_VERSION)
+pkg=$(base_var DEB_PACKAGE 6.12) ver=$(base_var DEB_VERSION 6.12)
 
 mkdir -p "$tmp/bin"
 # dpkg-query: installed unless named in $tmp/missing
@@ -67,7 +68,7 @@ printf '%s\n' 6.12.130-1~deb12u1 6.12.30-1~deb12u1 >"$tmp/versions"
 run; rc=$?
 t "the pin not in the archive: exit 0 ($rc)" test $rc = 0
 t "the pin not in the archive: the newest $pkg installed" grep -q " $pkg\( \|$\)" <<<"$(installed)"
-t "the pin not in the archive: a warning names the version" grep -q "warning: $pkg $ver (kernel/BASE) is not in the" "$tmp/out"
+t "the pin not in the archive: a warning names the version" grep -q "warning: $pkg $ver (kernel/6.12/BASE) is not in the" "$tmp/out"
 
 # nothing missing: no apt at all
 : >"$tmp/missing"

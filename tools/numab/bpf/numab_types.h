@@ -34,7 +34,7 @@ struct vma_numab_state {
 	unsigned long pids_active[2];
 	int start_scan_seq;
 	int prev_scan_seq;
-	/* the numab series (kernel/patches) */
+	/* the numab series (kernel/LINE/patches) */
 	int promo_scan_seq;	/* u16 with promo_scan_time */
 	__u16 promo_scan_time;
 	_Bool promo_only;
