@@ -29,9 +29,9 @@ cat >"$tmp/bin/apt-cache" <<FAKE
 #!/bin/bash
 [ "\$1" = madison ] || exit 2
 while read -r v; do
-	echo "\$2 | \$v | http://deb.debian.org/debian bookworm/main amd64 Packages"
+	echo "\$2 | \$v | http://mirror.invalid/debian bookworm/main amd64 Packages"
 done <"$tmp/versions"
-for i in \$(seq 3000); do echo "\$2 | 0.\$i | http://deb.debian.org/debian bookworm/main Sources"; done
+for i in \$(seq 3000); do echo "\$2 | 0.\$i | http://mirror.invalid/debian bookworm/main Sources"; done
 FAKE
 # apt-get: records its arguments and whether the policy file says 101
 cat >"$tmp/bin/apt-get" <<FAKE
