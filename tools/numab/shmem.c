@@ -8,7 +8,8 @@
  *
  *  - stable 6.12 from 6.12.109 on ("mm: mempolicy: fix automatic numa
  *    balancing for shmem", Debian's changelog of 6.12.111-1; the source
- *    of 6.12.117) falls back to the task policy: the VMA is scanned;
+ *    of 6.12.117) and mainline 7.3 (vma_task_policy_mof() in the source
+ *    of 7.3-rc7) fall back to the task policy: the VMA is scanned;
  *  - mainline kernels before it (the get_policy branch of vma_policy_mof()
  *    returns false without a shared policy) and 6.18 (measured with
  *    filter_oracle and the tracepoint) do not: it is "unsuitable".
@@ -19,7 +20,8 @@
  *
  *  1. learned from its sched_skip_vma_numa tracepoint by an earlier
  *     `numabctl trace` in this boot (the cache, nx_shmem_learn());
- *  2. its release, where the release tells: 6.12.y with y >= 109;
+ *  2. its release, where the release tells: 6.12.y with y >= 109, and
+ *     7.3 or later;
  *  3. a VMA of the process read now that only the fallback lets the
  *     scanner visit (it has a numab_state);
  *
@@ -52,18 +54,33 @@ static void boot_id(char *buf, size_t sz)
 		buf[0] = '\0';
 }
 
+/* a release's end: nothing, or what distributions put after the numbers */
+static int release_end(char c)
+{
+	return !c || c == '-' || c == '+' || c == '.' || c == '_';
+}
+
 int nx_shmem_rule_release(const char *release, char *how, size_t sz)
 {
-	unsigned int major, minor, sub;
-	int n = 0;
+	unsigned int major = 0, minor = 0, sub = 0;
+	int n = 0, m = 0;
 
-	if (!release || sscanf(release, "%u.%u.%u%n", &major, &minor, &sub, &n) != 3 ||
-	    (release[n] && release[n] != '-' && release[n] != '+' && release[n] != '.' &&
-	     release[n] != '_'))
+	/* MAJOR.MINOR[.SUB]: Debian names 7.3's ABI "7.3-amd64", without SUB */
+	if (!release || sscanf(release, "%u.%u%n", &major, &minor, &n) != 2)
+		major = minor = 0;
+	else if (release[n] == '.' && sscanf(release + n, ".%u%n", &sub, &m) == 1)
+		n += m;
+	if (!release || !release_end(release[n]))
 		major = minor = sub = 0;
 	if (major == 6 && minor == 12 && sub >= 109) {
 		snprintf(how, sz, "kernel %s: stable 6.12 falls back to the task policy "
 			 "since 6.12.109", release);
+		return NX_SHMEM_TASKPOL;
+	}
+	/* read in 7.3-rc7's source: vma_task_policy_mof() */
+	if (major > 7 || (major == 7 && minor >= 3)) {
+		snprintf(how, sz, "kernel %s: mainline falls back to the task policy "
+			 "in 7.3 and later", release);
 		return NX_SHMEM_TASKPOL;
 	}
 	snprintf(how, sz, "kernel %s: its release does not tell whether vma_policy_mof() "

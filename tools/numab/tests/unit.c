@@ -1157,6 +1157,15 @@ static void test_shmem(void)
 	    "shmem rule: 6.12.108: the release does not tell (a distribution may have the fix)");
 	tap(nx_shmem_rule_release("6.18.44-fc-v769", how, sizeof(how)) == NX_SHMEM_UNKNOWN &&
 	    strstr(how, "does not tell"), "shmem rule: 6.18: not told by the release, said so");
+	tap(nx_shmem_rule_release("7.3-amd64", how, sizeof(how)) == NX_SHMEM_TASKPOL &&
+	    strstr(how, "7.3") &&
+	    nx_shmem_rule_release("7.3.0-rc7", how, sizeof(how)) == NX_SHMEM_TASKPOL &&
+	    nx_shmem_rule_release("8.1.2", how, sizeof(how)) == NX_SHMEM_TASKPOL,
+	    "shmem rule: 7.3 and later fall back, with or without a sublevel");
+	tap(nx_shmem_rule_release("7.2.13", how, sizeof(how)) == NX_SHMEM_UNKNOWN &&
+	    nx_shmem_rule_release("7.3x", how, sizeof(how)) == NX_SHMEM_UNKNOWN &&
+	    nx_shmem_rule_release("7", how, sizeof(how)) == NX_SHMEM_UNKNOWN,
+	    "shmem rule: 7.2 does not tell; 7.3x and 7 are garbage");
 	tap(nx_shmem_rule_release("6.120.200", how, sizeof(how)) == NX_SHMEM_UNKNOWN &&
 	    nx_shmem_rule_release("6.12.200x", how, sizeof(how)) == NX_SHMEM_UNKNOWN &&
 	    nx_shmem_rule_release("", how, sizeof(how)) == NX_SHMEM_UNKNOWN,
