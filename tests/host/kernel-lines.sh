@@ -45,7 +45,7 @@ t "mainline is fetched (DEB_SUITE), 6.12 is not" \
 run=$NUMAB_ROOT/tests/run
 l=$("$run" -l --kline all 2>&1)
 t "a series row on mainline is NAME@7.3" grep -qx 'series/strand-pid@7.3' <<<"$l"
-t "a row marked +6.12 runs on 6.12 too" grep -qx 'series/strand-pid@6.12' <<<"$l"
+t "a row marked +6.12 runs on 6.12 too" grep -qx 'series/strand-rofile@6.12' <<<"$l"
 t "an unmarked row does not run on 6.12" bash -c "! grep -q '^series/placement@6.12' <<<'$l'"
 t "a TOPOLOGY@stock row says stock" grep -qx 'tools/bpf-stock@stock-7.3' <<<"$l"
 t "a debug row says debug" grep -qx 'debug/debug-stress@debug-7.3' <<<"$l"
@@ -60,7 +60,7 @@ l=$("$run" -l --kline 6.12 --all-rows -t series 2>&1)
 t "--all-rows: an unmarked row on 6.12" grep -qx 'series/placement@6.12' <<<"$l"
 t "--all-rows: the tiny builds on 6.12" grep -qx 'series/tiny-builds@6.12' <<<"$l"
 t "--needs: what the default 6.12 units boot, and mainline's" \
-	test "$("$run" --needs --kline all -t testbed,debug,tools | paste -sd,)" = \
+	test "$("$run" --needs --kline all -t testbed,series,debug,tools | paste -sd,)" = \
 	"mainline tree,mainline test,mainline debug,mainline stock,mainline guest,6.12 tree,6.12 test,6.12 guest"
 t "--needs: nothing for the host units" test -z "$("$run" --needs --kline all -t host,numabctl)"
 
